@@ -1,0 +1,164 @@
+// check.cpp — host-side checks of common/: verification, command-line parsing, results table.
+// These need no GPU and run in CI.
+#include "testing.hpp"
+
+#include "cli.hpp"
+#include "results.hpp"
+#include "timer.cuh"
+#include "verify.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+using namespace course;
+
+TEST_CASE("compare_exact finds and locates a planted mismatch") {
+    std::vector<int> expected = random_ints(6 * 7, 1, -1000, 1000);
+    std::vector<int> got = expected;
+    CHECK(compare_exact(got, expected, 7).ok());
+
+    got[3 * 7 + 5] += 1;  // row 3, column 5
+    got[4 * 7 + 0] += 1;
+    const VerifyResult r = compare_exact(got, expected, 7);
+    CHECK_FALSE(r.ok());
+    CHECK(r.mismatches == 2);
+    REQUIRE(r.first.has_value());
+    CHECK(r.first->row == 3);
+    CHECK(r.first->col == 5);
+    CHECK(r.first->got == doctest::Approx(expected[26] + 1));
+    CHECK(r.summary().find("first at (3, 5)") != std::string::npos);
+}
+
+TEST_CASE("compare_exact treats a poisoned float (NaN) as a mismatch, and wrong sizes as failure") {
+    std::vector<float> expected = random_floats(10, 2);
+    std::vector<float> got = expected;
+    got[9] = std::numeric_limits<float>::quiet_NaN();
+    const VerifyResult r = compare_exact(got, expected, 10);
+    CHECK(r.mismatches == 1);
+    CHECK(r.first->col == 9);
+    CHECK_FALSE(compare_exact(std::vector<float>(9), expected, 10).ok());
+    CHECK_FALSE(compare_exact(std::vector<float>{}, std::vector<float>{}, 1).ok());  // nothing checked is not a pass
+}
+
+TEST_CASE("compare_close applies absolute plus relative tolerance and rejects NaN") {
+    const std::vector<double> expected = {1.0, 100.0, 0.0, -5.0};
+    const Tolerance tol{1e-3, 1e-6};
+    CHECK(compare_close({1.0005f, 100.05f, 0.0f, -5.004f}, expected, 4, tol).ok());
+    const VerifyResult far = compare_close({1.0f, 100.2f, 0.0f, -5.0f}, expected, 2, tol);
+    CHECK(far.mismatches == 1);
+    CHECK(far.first->row == 0);
+    CHECK(far.first->col == 1);
+    const VerifyResult nan = compare_close({1.0f, 100.0f, std::nanf(""), -5.0f}, expected, 4, tol);
+    CHECK(nan.mismatches == 1);
+    CHECK(nan.first->index == 2);
+    CHECK(compare_close({1.0f, 100.0f, INFINITY, -5.0f}, expected, 4, tol).mismatches == 1);
+}
+
+TEST_CASE("random data is reproducible, in range and not all zeros") {
+    const auto a = random_floats(1000, 7, -2.0f, 3.0f);
+    CHECK(a == random_floats(1000, 7, -2.0f, 3.0f));
+    CHECK(a != random_floats(1000, 8, -2.0f, 3.0f));
+    int zeros = 0;
+    for (float x : a) {
+        CHECK(x >= -2.0f);
+        CHECK(x < 3.0f);
+        zeros += x == 0.0f;
+    }
+    CHECK(zeros < 5);
+}
+
+TEST_CASE("median of odd and even sample counts") {
+    CHECK(median({3, 1, 2}) == 2);
+    CHECK(median({4, 1, 3, 2}) == 2.5);
+    CHECK(median({5}) == 5);
+    CHECK_THROWS(median({}));
+}
+
+TEST_CASE("parse_integer accepts good input and refuses bad input with a clear message") {
+    CHECK(parse_integer("8192", "--rows", 1, 1 << 20) == 8192);
+    CHECK(parse_integer("2^26", "--n", 0, 1LL << 40) == (1LL << 26));
+    CHECK(parse_integer("-3", "--x", -5, 5) == -3);
+    for (const char* bad : {"", "abc", "12abc", "1e3", "8k", "0x10", "3^4", "2^", " 5", "5 "})
+        CHECK_THROWS_AS(parse_integer(bad, "--rows", 1, 1 << 20), UsageError);
+    CHECK_THROWS_AS(parse_integer("0", "--rows", 1, 100), UsageError);
+    CHECK_THROWS_AS(parse_integer("-1", "--rows", 1, 100), UsageError);
+    CHECK_THROWS_AS(parse_integer("101", "--rows", 1, 100), UsageError);
+    CHECK_THROWS_AS(parse_integer("99999999999999999999999", "--rows", 1, 100), UsageError);
+    try {
+        parse_integer("zero", "--rows", 1, 65536);
+        FAIL("no exception");
+    } catch (const UsageError& e) {
+        CHECK(std::string(e.what()) == "--rows must be an integer from 1 to 65536 (got 'zero')");
+    }
+}
+
+TEST_CASE("Cli parses options, flags and --help, and refuses what it does not know") {
+    long long rows = 8192;
+    int repeats = 20;
+    bool racy = false;
+    std::string csv;
+    auto make = [&](Cli& cli) {
+        cli.option("--rows", &rows, "rows", 1, 65536)
+            .option("--repeats", &repeats, "repeats", 1, 1000)
+            .option("--csv", &csv, "csv file")
+            .flag("--racy", &racy, "run the racy kernel");
+    };
+    {
+        Cli cli("prog", "summary");
+        make(cli);
+        const char* argv[] = {"prog", "--rows", "100", "--repeats=7", "--racy", "--csv", "out.csv"};
+        CHECK(cli.parse(7, argv));
+        CHECK(rows == 100);
+        CHECK(repeats == 7);
+        CHECK(racy);
+        CHECK(csv == "out.csv");
+        CHECK(cli.help().find("--rows N") != std::string::npos);
+    }
+    const std::vector<std::vector<const char*>> bad = {
+        {"prog", "--rows"},          {"prog", "--rows", "-5"},   {"prog", "--rows", "1.5"},
+        {"prog", "--colz", "3"},     {"prog", "--racy=1"},       {"prog", "--repeats", "0"},
+        {"prog", "extra"},           {"prog", "--csv="},
+    };
+    for (const auto& argv : bad) {
+        Cli cli("prog", "summary");
+        make(cli);
+        CHECK_THROWS_AS(cli.parse(static_cast<int>(argv.size()), argv.data()), UsageError);
+    }
+    Cli cli("prog", "summary");
+    make(cli);
+    const char* help[] = {"prog", "--help"};
+    CHECK_FALSE(cli.parse(2, help));
+}
+
+TEST_CASE("ResultsTable computes percent of the ceiling and writes CSV") {
+    ResultsTable t("8 x 8 fp32", "GB/s");
+    t.add("cudaMemcpy", 1.0, 4000, "-", true);
+    t.add("naive", 2.0, 1000, "ok");
+    CHECK(t.ceiling() == 4000);
+    CHECK(t.percent_of_ceiling(t.rows()[1]) == doctest::Approx(25.0));
+
+    const std::string path = "common_check_results.csv";
+    std::remove(path.c_str());
+    t.append_csv(path, "01", "GPU, test");
+    t.append_csv(path, "01", "GPU, test");
+    std::ifstream f(path);
+    std::string line;
+    int lines = 0;
+    std::getline(f, line);
+    CHECK(line == "lesson,gpu,problem,kernel,ms,rate,unit,percent_of_ceiling,check");
+    while (std::getline(f, line)) ++lines;
+    CHECK(lines == 4);  // header written once, two rows per append
+    std::remove(path.c_str());
+
+    ResultsTable none("x", "GB/s");
+    none.add("a", 1, 1, "ok");
+    CHECK(none.percent_of_ceiling(none.rows()[0]) < 0);
+}
+
+TEST_CASE("gb_per_s and tflop_per_s use powers of ten") {
+    CHECK(gb_per_s(2e9, 1000.0) == doctest::Approx(2.0));
+    CHECK(tflop_per_s(1e12, 1000.0) == doctest::Approx(1.0));
+}

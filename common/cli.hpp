@@ -1,0 +1,61 @@
+// cli.hpp — a tiny command-line parser: --name VALUE or --name=VALUE, range-checked, with --help.
+//
+// Bad input (not a number, out of range, unknown option) throws UsageError with one clear line;
+// run_lesson() prints it and exits with code 2.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace course {
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Parse a whole string as an integer in [min, max]; throws UsageError naming `what` otherwise.
+/// Accepts plain decimal ("8192") and powers of two written "2^26"; nothing else ("8k", "1e3",
+/// "12abc", "" and values that overflow are refused).
+long long parse_integer(const std::string& text, const std::string& what, long long min, long long max);
+
+class Cli {
+public:
+    Cli(std::string program, std::string summary);
+
+    /// An integer option with a default (the current value) and an allowed range.
+    Cli& option(const std::string& name, long long* value, const std::string& help, long long min, long long max);
+    Cli& option(const std::string& name, int* value, const std::string& help, int min, int max);
+    /// A string option (a file path, a kernel name).
+    Cli& option(const std::string& name, std::string* value, const std::string& help);
+    /// A switch without a value.
+    Cli& flag(const std::string& name, bool* value, const std::string& help);
+
+    /// Returns false if --help was given (the help text has been printed to stdout);
+    /// throws UsageError on anything it does not understand.
+    bool parse(int argc, const char* const* argv);
+    std::string help() const;
+
+private:
+    enum class Kind { Int, Text, Flag };
+    struct Opt {
+        std::string name, help;
+        Kind kind;
+        void* target;
+        long long min, max;
+        bool is_int32;
+    };
+    std::string program_, summary_;
+    std::vector<Opt> opts_;
+};
+
+/// The options every timed lesson shares.
+struct TimingOptions {
+    int warmup = 3;
+    int repeats = 20;
+    std::string csv;  // if set, results are appended to this CSV file
+};
+void add_timing_options(Cli& cli, TimingOptions& options);
+
+}  // namespace course

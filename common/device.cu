@@ -1,0 +1,132 @@
+// device.cu — the GPU half of common/: device report, GPU presence, memory fit, lesson runner.
+#include "lesson.cuh"
+
+#include <cstdio>
+#include <iostream>
+
+namespace course {
+
+namespace {
+
+// A kernel that does nothing. If cudaFuncGetAttributes fails on it, this binary holds no code
+// the GPU can run (built for another architecture) — better said up front than at the first launch.
+__global__ void probe_kernel() {}
+
+int attribute(cudaDeviceAttr attr, int device) {
+    int value = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
+    return value;
+}
+
+}  // namespace
+
+double DeviceReport::theoretical_bandwidth_gbs() const {
+    return 2.0 * memory_clock_khz * 1e3 * (memory_bus_bits / 8.0) / 1e9;
+}
+
+std::string DeviceReport::short_description() const {
+    return name + " (sm_" + std::to_string(cc_major) + std::to_string(cc_minor) + ", CUDA " +
+           std::to_string(runtime_version / 1000) + "." + std::to_string(runtime_version % 1000 / 10) + ")";
+}
+
+std::string gpu_unavailable_reason() {
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        cudaGetLastError();  // clear the sticky error so later calls are not confused by it
+        return std::string("no usable CUDA GPU: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+    }
+    if (count == 0) return "no usable CUDA GPU: the driver reports 0 devices";
+    cudaFuncAttributes attrs{};
+    const cudaError_t probe = cudaFuncGetAttributes(&attrs, probe_kernel);
+    if (probe != cudaSuccess) {
+        cudaGetLastError();
+        int major = 0, minor = 0;
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+        return std::string("this build cannot run on the GPU (sm_") + std::to_string(major) + std::to_string(minor) +
+               "): " + cudaGetErrorName(probe) + "; reconfigure with -DCMAKE_CUDA_ARCHITECTURES=" +
+               std::to_string(major) + std::to_string(minor) + " and rebuild";
+    }
+    return "";
+}
+
+void require_gpu() {
+    const std::string reason = gpu_unavailable_reason();
+    if (!reason.empty()) throw NoGpuError(reason);
+}
+
+DeviceReport query_device(int device) {
+    DeviceReport r;
+    r.index = device;
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    r.name = prop.name;
+    r.cc_major = prop.major;
+    r.cc_minor = prop.minor;
+    r.global_mem_bytes = prop.totalGlobalMem;
+    r.sm_count = attribute(cudaDevAttrMultiProcessorCount, device);
+    r.smem_per_block = attribute(cudaDevAttrMaxSharedMemoryPerBlock, device);
+    r.smem_per_block_optin = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    r.smem_per_sm = attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+    r.l2_bytes = attribute(cudaDevAttrL2CacheSize, device);
+    r.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, device);
+    r.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
+    CUDA_CHECK(cudaRuntimeGetVersion(&r.runtime_version));
+    CUDA_CHECK(cudaDriverGetVersion(&r.driver_version));
+    return r;
+}
+
+void print_device_report(const DeviceReport& r) {
+    auto kib = [](std::size_t b) { return static_cast<double>(b) / 1024.0; };
+    auto mib = [](std::size_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); };
+    std::printf("GPU %d: %s, compute capability %d.%d, %d SMs, %.1f GiB\n", r.index, r.name.c_str(), r.cc_major,
+                r.cc_minor, r.sm_count, mib(r.global_mem_bytes) / 1024.0);
+    std::printf("  shared memory: %.0f KiB per block (%.0f KiB with opt-in), %.0f KiB per SM; L2 %.1f MiB\n",
+                kib(r.smem_per_block), kib(r.smem_per_block_optin), kib(r.smem_per_sm), mib(r.l2_bytes));
+    std::printf("  memory: %d-bit bus at %.0f MHz -> %.0f GB/s theoretical\n", r.memory_bus_bits,
+                r.memory_clock_khz / 1e3, r.theoretical_bandwidth_gbs());
+    std::printf("  CUDA runtime %d.%d, driver supports %d.%d\n", r.runtime_version / 1000,
+                r.runtime_version % 1000 / 10, r.driver_version / 1000, r.driver_version % 1000 / 10);
+}
+
+void require_device_memory(double bytes, const std::string& what) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // Keep 5% (at least 64 MiB) back for the CUDA context, cuBLAS workspaces and fragmentation.
+    const double slack = std::max(0.05 * static_cast<double>(free_bytes), 64.0 * 1024 * 1024);
+    if (bytes + slack > static_cast<double>(free_bytes)) {
+        char msg[256];
+        std::snprintf(msg, sizeof msg, "%s needs %.2f GiB of device memory, but only %.2f GiB of %.2f GiB is free",
+                      what.c_str(), bytes / (1 << 30), free_bytes / double(1 << 30), total_bytes / double(1 << 30));
+        throw DoesNotFitError(msg);
+    }
+}
+
+int run_lesson(int argc, char** argv, int (*body)(int, char**)) {
+    const char* program = argc > 0 ? argv[0] : "lesson";
+    try {
+        return body(argc, argv);
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+        return kExitUsage;
+    } catch (const NoGpuError& e) {
+        std::fprintf(stderr, "%s: %s\n", program, e.what());
+        return kExitNoGpu;
+    } catch (const DoesNotFitError& e) {
+        std::fprintf(stderr, "%s: does not fit: %s\n", program, e.what());
+        return kExitDoesNotFit;
+    } catch (const CudaError& e) {
+        if (e.code() == cudaErrorMemoryAllocation) {  // a size that passed the estimate but not cudaMalloc
+            std::fprintf(stderr, "%s: does not fit: %s\n", program, e.what());
+            return kExitDoesNotFit;
+        }
+        std::fprintf(stderr, "%s: CUDA error: %s\n", program, e.what());
+        return kExitFailed;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+        return kExitFailed;
+    }
+}
+
+}  // namespace course

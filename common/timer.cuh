@@ -1,0 +1,58 @@
+// timer.cuh — time GPU work the way the course measures everything:
+// CUDA events around each launch, a few untimed warm-up runs, then the median of N repeats.
+#pragma once
+
+#include "device_buffer.cuh"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace course {
+
+struct Timing {
+    double median_ms = 0;
+    double min_ms = 0;
+    double max_ms = 0;
+    int repeats = 0;
+};
+
+/// Median of a set of samples (the middle one, or the mean of the two middle ones).
+double median(std::vector<double> samples);
+
+/// Run `launch()` `warmup` times untimed, then `repeats` times, each bracketed by CUDA events
+/// on the default stream. `launch` must enqueue the same work every time (and check its launch).
+/// Why the median: one slow repeat (a clock change, another process) does not move it.
+template <class Launch>
+Timing time_gpu(Launch&& launch, int warmup, int repeats) {
+    if (repeats < 1) throw std::invalid_argument("time_gpu: repeats must be at least 1");
+    for (int i = 0; i < warmup; ++i) launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    CudaEvent start, stop;
+    std::vector<double> samples;
+    samples.reserve(repeats);
+    for (int i = 0; i < repeats; ++i) {
+        CUDA_CHECK(cudaEventRecord(start.get()));
+        launch();
+        CUDA_CHECK(cudaEventRecord(stop.get()));
+        CUDA_CHECK(cudaEventSynchronize(stop.get()));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+        samples.push_back(ms);
+    }
+    Timing t;
+    t.repeats = repeats;
+    t.min_ms = *std::min_element(samples.begin(), samples.end());
+    t.max_ms = *std::max_element(samples.begin(), samples.end());
+    t.median_ms = median(std::move(samples));
+    return t;
+}
+
+/// Bytes per millisecond -> GB/s, with GB = 1e9 bytes (not GiB).
+inline double gb_per_s(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+
+/// Floating-point operations per millisecond -> TFLOP/s (1e12).
+inline double tflop_per_s(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
+
+}  // namespace course

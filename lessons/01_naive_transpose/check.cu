@@ -1,0 +1,93 @@
+// Checks for lesson 01. This file #includes the lesson's own main.cu (CMake passes its path as
+// COURSE_LESSON_SOURCE), so the kernels tested are the ones the lesson runs. An instructor can
+// point the same check at a student's main.cu: see add_lesson() in CMakeLists.txt.
+#include COURSE_LESSON_SOURCE
+
+#include "testing.hpp"
+
+#include <utility>
+
+namespace {
+
+// Shapes that catch missing bounds checks and swapped rows/cols: single elements, single rows
+// and columns, primes, non-multiples of the 32 x 8 block, tall, wide, and one large square.
+const std::pair<int, int> kShapes[] = {{1, 1},     {1, 1000}, {1000, 1}, {257, 1031}, {33, 65},
+                                       {4099, 31}, {31, 4099}, {2048, 2048}};
+
+}  // namespace
+
+TEST_CASE("transpose_cpu puts in[r][c] at out[c][r], and twice is the identity") {
+    const int rows = 5, cols = 7;
+    const std::vector<float> in = course::random_floats(rows * cols, 1);
+    const std::vector<float> out = transpose_cpu(in, rows, cols);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) CHECK(out[c * rows + r] == in[r * cols + c]);
+    CHECK(transpose_cpu(out, cols, rows) == in);
+}
+
+TEST_CASE("sector model: coalesced, strided, misaligned and repeated warp accesses") {
+    std::vector<std::uint64_t> addr;
+    for (std::uint64_t lane = 0; lane < 32; ++lane) addr.push_back(lane * 4);
+    CHECK(sectors_touched(addr, 4) == 4);  // 128 contiguous bytes
+
+    for (auto& a : addr) a += 4;  // shifted by one float: straddles one extra sector
+    CHECK(sectors_touched(addr, 4) == 5);
+
+    addr.clear();
+    for (std::uint64_t lane = 0; lane < 32; ++lane) addr.push_back(lane * 8192 * 4);
+    CHECK(sectors_touched(addr, 4) == 32);  // one row apart: a sector per lane
+
+    addr.assign(32, 64);
+    CHECK(sectors_touched(addr, 4) == 1);  // everybody reads the same word
+
+    addr.clear();
+    for (std::uint64_t lane = 0; lane < 32; ++lane) addr.push_back(lane * 8);
+    CHECK(sectors_touched(addr, 8) == 8);  // 32 doubles = 256 bytes
+}
+
+TEST_CASE("sector model of the lesson's kernels: the source's naive kernel strides its reads") {
+    for (const auto& [rows, cols] : {std::pair{8192, 8192}, std::pair{1000, 3000}}) {
+        const WarpAccess copy = first_warp_access(Walk::Copy, rows, cols);
+        CHECK(sectors_touched(copy.reads, 4) == 4);
+        CHECK(sectors_touched(copy.writes, 4) == 4);
+        const WarpAccess sr = first_warp_access(Walk::StridedReads, rows, cols);
+        CHECK(sectors_touched(sr.reads, 4) == 32);
+        CHECK(sectors_touched(sr.writes, 4) == 4);
+        const WarpAccess sw = first_warp_access(Walk::StridedWrites, rows, cols);
+        CHECK(sectors_touched(sw.reads, 4) == 4);
+        CHECK(sectors_touched(sw.writes, 4) == 32);
+    }
+}
+
+GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, output poisoned first") {
+    for (const Transpose& k : kTransposes) {
+        for (const auto& shape : kShapes) {
+            const int rows = shape.first, cols = shape.second;
+            CAPTURE(k.name);
+            CAPTURE(rows);
+            CAPTURE(cols);
+            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+            course::DeviceBuffer<float> in(host_in), out(host_in.size());
+            out.poison();
+            k.launch(in.data(), out.data(), rows, cols);
+            const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
+            INFO(r.summary());
+            CHECK(r.ok());
+        }
+    }
+}
+
+GPU_TEST_CASE("copy_kernel copies every element of awkward shapes") {
+    for (const auto& shape : kShapes) {
+        const int rows = shape.first, cols = shape.second;
+        CAPTURE(rows);
+        CAPTURE(cols);
+        const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows + 7u * cols);
+        course::DeviceBuffer<float> in(host_in), out(host_in.size());
+        out.poison();
+        launch_copy(in.data(), out.data(), rows, cols);
+        const course::VerifyResult r = course::compare_exact(out.to_host(), host_in, cols);
+        INFO(r.summary());
+        CHECK(r.ok());
+    }
+}
