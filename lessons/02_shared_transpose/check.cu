@@ -72,7 +72,8 @@ TEST_CASE("bank model of the lesson's kernels: the padding makes every phase con
 
 GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, output poisoned first") {
     for (const Transpose& k : kTransposes) {
-        for (const auto& [rows, cols] : kShapes) {
+        for (const auto& shape : kShapes) {
+            const int rows = shape.first, cols = shape.second;
             CAPTURE(k.name);
             CAPTURE(rows);
             CAPTURE(cols);
@@ -85,7 +86,8 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
 
 GPU_TEST_CASE("every transpose is right on pointers that are not 16-byte aligned (float4 kernels fall back)") {
     for (const Transpose& k : kTransposes) {
-        for (const auto& [rows, cols] : {std::pair{64, 64}, std::pair{36, 100}, std::pair{100, 36}}) {
+        for (const auto& shape : {std::pair{64, 64}, std::pair{36, 100}, std::pair{100, 36}}) {
+            const int rows = shape.first, cols = shape.second;
             CAPTURE(k.name);
             CAPTURE(rows);
             CAPTURE(cols);

@@ -54,21 +54,22 @@ void launch_reverse_in_block_static(float* d, int n) {
 
 // ---------------------------------------------------------------- 2. transposes
 // `in` is rows x cols, row-major; `out` is cols x rows. Every kernel checks its bounds.
-// Tile element (y, x) holds in[row0 + y][col0 + x]; the store phase reads it back as column y.
 
 /// The source's mapping, kept to be measured (16 x 16 threads, 16 x 17 tile as in the source).
-/// Load: threadIdx.x picks the input ROW, so a warp reads 16 floats a whole row apart.
-/// Store: threadIdx.x picks the output ROW, so a warp writes 16 floats a whole row apart.
+/// Load: threadIdx.x picks the input ROW, so a warp (16 x 2 threads) reads from 16 rows, 2
+/// floats each. Store: threadIdx.x picks the output ROW: the warp writes to 16 rows, 2 each.
+/// The source tested out_row < rows and out_col < cols here, which is only right when
+/// rows == cols.
 constexpr int kSourceTile = 16;
 __global__ void transpose_tiled_source_mapping(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                int cols) {
     __shared__ float tile[kSourceTile][kSourceTile + 1];
     const int tx = threadIdx.x, ty = threadIdx.y;
-    int r = blockIdx.x * kSourceTile + tx, c = blockIdx.y * kSourceTile + ty;
+    const int r = blockIdx.x * kSourceTile + tx, c = blockIdx.y * kSourceTile + ty;
     if (r < rows && c < cols) tile[ty][tx] = in[r * cols + c];
     __syncthreads();
     const int out_row = blockIdx.y * kSourceTile + tx, out_col = blockIdx.x * kSourceTile + ty;
-    if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[tx][ty];  // source: < rowsA, < colsA
+    if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[tx][ty];
 }
 
 /// The fix. 32 x 8 threads move a 32 x 32 tile, 4 rows per thread. threadIdx.x walks columns
@@ -76,6 +77,7 @@ __global__ void transpose_tiled_source_mapping(const float* __restrict__ in, flo
 /// consecutive floats of an output row. The price is paid in shared memory instead: the store
 /// phase reads a COLUMN of the tile. kPitch = 32 puts that whole column in one bank (32-way
 /// conflict); kPitch = 33 shifts each row by one bank, so the column spans all 32.
+/// Tile element (y, x) holds in[row0 + y][col0 + x]; the store phase reads it as column y.
 constexpr int kTile = 32;
 constexpr int kRowsPerPass = 8;
 template <int kPitch>
@@ -95,47 +97,70 @@ __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict_
 }
 
 /// Wider accesses. The block is 8 x kRows threads; threadIdx.x picks 4 consecutive columns, so
-/// a warp covers 4 rows x 32 floats and each thread moves one float4 (16 bytes) per global load
-/// and per global store. The store gathers its float4 from 4 consecutive tile rows of one
-/// column. Shared memory stays scalar: with a pitch of kTileW + 1 (== 1 mod 32) the word of
-/// tile (y, x) is in bank (y + x) mod 32, and a warp's (y, x) pairs — 4 consecutive y, x in
-/// {0, 4, ..., 28} (+ k) — hit 32 different banks in both phases.
+/// a warp covers 4 rows x 32 floats and each thread moves float4s (16 bytes) per global load
+/// and store: kTileW / kRows x kTileW / 32 of them. The store gathers its float4 from 4
+/// consecutive tile rows of one column. Shared memory stays scalar: with a pitch of kTileW + 1
+/// (== 1 mod 32) the word of tile (y, x) is in bank (y + x) mod 32, and a warp's (y, x) pairs —
+/// 4 consecutive y, x in {0, 4, ..., 28} (+ k) — hit 32 different banks in both phases.
 /// Edges: float4 needs 16-byte-aligned addresses, i.e. cols % 4 == 0 for loads and
 /// rows % 4 == 0 for stores; when that fails the same thread moves its 4 elements one by one.
 template <int kTileW, int kRows>
 __global__ void transpose_tiled_padded_float4(const float* __restrict__ in, float* __restrict__ out, int rows,
                                               int cols) {
+    constexpr int kPasses = kTileW / kRows, kStrips = kTileW / 32;
     __shared__ float tile[kTileW][kTileW + 1];
     const bool vector_loads = cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
     const bool vector_stores = rows % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
     const int row0 = blockIdx.y * kTileW, col0 = blockIdx.x * kTileW;
+    const int y0 = threadIdx.y, x0 = 4 * threadIdx.x;
+
+    // Every load lands in a register first, so all of a thread's loads are in flight at once;
+    // storing each to shared memory straight away would make each load wait for the last.
+    float4 v[kPasses][kStrips];
 #pragma unroll
-    for (int y = threadIdx.y; y < kTileW; y += kRows) {
+    for (int p = 0; p < kPasses; ++p) {
 #pragma unroll
-        for (int x = 4 * threadIdx.x; x < kTileW; x += 32) {
-            const int r = row0 + y, c = col0 + x;
+        for (int s = 0; s < kStrips; ++s) {
+            const int r = row0 + y0 + p * kRows, c = col0 + x0 + 32 * s;
+            float4& e = v[p][s];
+            e = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // outside the matrix: goes into the tile, never out
             if (r >= rows || c >= cols) continue;
             const float* src = in + r * cols + c;
             if (vector_loads) {  // c % 4 == 0 and cols % 4 == 0, so c + 3 < cols too
-                const float4 v = *reinterpret_cast<const float4*>(src);
-                tile[y][x] = v.x, tile[y][x + 1] = v.y, tile[y][x + 2] = v.z, tile[y][x + 3] = v.w;
+                e = *reinterpret_cast<const float4*>(src);
             } else {
-                for (int k = 0; k < 4 && c + k < cols; ++k) tile[y][x + k] = src[k];
+                e.x = src[0];
+                if (c + 1 < cols) e.y = src[1];
+                if (c + 2 < cols) e.z = src[2];
+                if (c + 3 < cols) e.w = src[3];
             }
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+#pragma unroll
+        for (int s = 0; s < kStrips; ++s) {
+            const int y = y0 + p * kRows, x = x0 + 32 * s;
+            tile[y][x] = v[p][s].x, tile[y][x + 1] = v[p][s].y, tile[y][x + 2] = v[p][s].z, tile[y][x + 3] = v[p][s].w;
         }
     }
     __syncthreads();
 #pragma unroll
-    for (int y = threadIdx.y; y < kTileW; y += kRows) {
+    for (int p = 0; p < kPasses; ++p) {
 #pragma unroll
-        for (int x = 4 * threadIdx.x; x < kTileW; x += 32) {
-            const int out_row = col0 + y, out_col = row0 + x;
+        for (int s = 0; s < kStrips; ++s) {
+            const int y = y0 + p * kRows, x = x0 + 32 * s;
+            const int out_row = col0 + y, out_col = row0 + x;  // tile column y is output row col0 + y
             if (out_row >= cols || out_col >= rows) continue;
+            const float4 w = make_float4(tile[x][y], tile[x + 1][y], tile[x + 2][y], tile[x + 3][y]);
             float* dst = out + out_row * rows + out_col;
             if (vector_stores) {
-                *reinterpret_cast<float4*>(dst) = make_float4(tile[x][y], tile[x + 1][y], tile[x + 2][y], tile[x + 3][y]);
+                *reinterpret_cast<float4*>(dst) = w;
             } else {
-                for (int k = 0; k < 4 && out_col + k < rows; ++k) dst[k] = tile[x + k][y];
+                dst[0] = w.x;
+                if (out_col + 1 < rows) dst[1] = w.y;
+                if (out_col + 2 < rows) dst[2] = w.z;
+                if (out_col + 3 < rows) dst[3] = w.w;
             }
         }
     }
@@ -238,13 +263,13 @@ int lesson(int argc, char** argv) {
     if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
 
     std::printf("== bank model: passes one warp needs for one shared-memory access (1 = conflict-free) ==\n");
-    std::printf("  %-44s %9s %9s\n", "access", "pitch 32", "pitch 33");
+    std::printf("  %-48s %9s %9s\n", "access", "pitch 32", "pitch 33");
     const std::pair<const char*, Phase> phases[] = {{"scalar kernel, load phase: writes a tile row", Phase::ScalarLoad},
                                                     {"scalar kernel, store phase: reads a tile column", Phase::ScalarStore},
                                                     {"float4 kernel, load phase (k = 0)", Phase::Float4Load},
                                                     {"float4 kernel, store phase (k = 0)", Phase::Float4Store}};
     for (const auto& [what, phase] : phases)
-        std::printf("  %-44s %9d %9d\n", what, bank_passes(warp_tile_words(phase, 32)),
+        std::printf("  %-48s %9d %9d\n", what, bank_passes(warp_tile_words(phase, 32)),
                     bank_passes(warp_tile_words(phase, 33)));
     std::printf("\n");
 

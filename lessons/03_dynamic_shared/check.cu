@@ -1,0 +1,163 @@
+// Checks for lesson 03. This file #includes the lesson's own main.cu (CMake passes its path as
+// COURSE_LESSON_SOURCE), so the kernels tested are the ones the lesson runs.
+#include COURSE_LESSON_SOURCE
+
+#include "testing.hpp"
+
+#include <numeric>
+#include <utility>
+
+namespace {
+
+// Single elements, single rows and columns, primes, non-multiples of every tile, tall, wide,
+// and one large square.
+const std::pair<int, int> kShapes[] = {{1, 1},     {1, 1000}, {1000, 1},  {257, 1031}, {33, 65},
+                                       {4099, 31}, {31, 4099}, {200, 136}, {2048, 2048}};
+
+}  // namespace
+
+TEST_CASE("validate_tile accepts the powers of two from 8 to 256 and nothing else") {
+    for (int t : {8, 16, 32, 64, 128, 256}) CHECK(validate_tile(t) == t);
+    for (long long t : {-8LL, 0LL, 1LL, 4LL, 7LL, 12LL, 48LL, 255LL, 512LL, 1LL << 40})
+        CHECK_THROWS_AS(validate_tile(t), course::UsageError);
+}
+
+TEST_CASE("transpose_block: whole warps, a block that fits, rows per pass that divide the tile") {
+    for (int t : {8, 16, 32, 64, 128, 256}) {
+        CAPTURE(t);
+        const dim3 b = transpose_block(t);
+        CHECK(b.x == static_cast<unsigned>(t));
+        CHECK(b.y >= 1);
+        CHECK(t % b.y == 0);  // the y loop covers every tile row exactly once per pass
+        CHECK(b.x * b.y <= 1024);
+        CHECK(b.x * b.y % 32 == 0);
+        CHECK(transpose_smem_bytes(t) >= static_cast<std::size_t>(t) * t * sizeof(float));
+        CHECK(transpose_smem_bytes(t) / sizeof(float) / t == static_cast<std::size_t>(t + 1));  // padded pitch
+    }
+}
+
+TEST_CASE("align_up rounds up to the next multiple, and never further") {
+    CHECK(align_up(0, 8) == 0);
+    CHECK(align_up(13, 4) == 16);
+    for (std::size_t a : {1u, 2u, 4u, 8u, 16u})
+        for (std::size_t o = 0; o < 100; ++o) {
+            const std::size_t r = align_up(o, a);
+            CHECK(r % a == 0);
+            CHECK(r >= o);
+            CHECK(r - o < a);
+        }
+}
+
+TEST_CASE("record_layout: every array aligned for its type, no overlap, and (largest first) no gaps") {
+    for (int n = 1; n <= 300; ++n) {
+        CAPTURE(n);
+        const RecordLayout l = record_layout(n);
+        CHECK(l.doubles % alignof(double) == 0);
+        CHECK(l.floats % alignof(float) == 0);
+        CHECK(l.floats >= l.doubles + n * sizeof(double));
+        CHECK(l.chars >= l.floats + n * sizeof(float));
+        CHECK(l.bytes == l.chars + n * sizeof(char));
+        CHECK(l.bytes == n * (sizeof(double) + sizeof(float) + sizeof(char)));
+    }
+}
+
+TEST_CASE("require_smem_fits throws above the limit, naming the request and the limit") {
+    CHECK_NOTHROW(require_smem_fits(1000, 1000, "x"));
+    try {
+        require_smem_fits(1001, 1000, "a test request");
+        FAIL("no exception");
+    } catch (const course::DoesNotFitError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("a test request") != std::string::npos);
+        CHECK(what.find("1001") != std::string::npos);
+        CHECK(what.find("1000") != std::string::npos);
+    }
+}
+
+TEST_CASE("reverse_chunks_cpu reverses each chunk, the last one shorter, and twice is the identity") {
+    std::vector<int> v(8);
+    std::iota(v.begin(), v.end(), 0);
+    CHECK(reverse_chunks_cpu(v, 3) == std::vector<int>{2, 1, 0, 5, 4, 3, 7, 6});
+    CHECK(reverse_chunks_cpu(v, 100) == std::vector<int>(v.rbegin(), v.rend()));
+    CHECK(reverse_chunks_cpu(reverse_chunks_cpu(v, 3), 3) == v);
+}
+
+GPU_TEST_CASE("transpose_dynamic_tile matches the CPU for every tile size on awkward shapes, output poisoned") {
+    for (int t : kTileSizes) {
+        for (const auto& shape : kShapes) {
+            const int rows = shape.first, cols = shape.second;
+            CAPTURE(t);
+            CAPTURE(rows);
+            CAPTURE(cols);
+            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+            course::DeviceBuffer<float> in(host_in), out(host_in.size());
+            out.poison();
+            launch_transpose_dynamic_tile(in.data(), out.data(), rows, cols, t);
+            const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
+            INFO(r.summary());
+            CHECK(r.ok());
+        }
+    }
+}
+
+GPU_TEST_CASE("a tile too large for the GPU is refused before anything is launched") {
+    const int t = 256;
+    REQUIRE(transpose_smem_bytes(t) > this_gpu().smem_per_block_optin);  // 257 KB: no current GPU has it
+    const auto host_in = course::random_floats(300 * 300, 3);
+    course::DeviceBuffer<float> in(host_in), out(host_in.size());
+    out.poison();
+    const std::vector<float> before = out.to_host();
+    CHECK_THROWS_AS(launch_transpose_dynamic_tile(in.data(), out.data(), 300, 300, t), course::DoesNotFitError);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(course::compare_exact(out.to_host(), before, 300).ok());  // still all poison: nothing ran
+}
+
+GPU_TEST_CASE("reverse_in_block_dynamic: 1, 2, a prime, just above 48 KB, and the largest block allowed") {
+    const int above_default = static_cast<int>(this_gpu().smem_per_block / sizeof(float)) + 1;
+    const int largest = static_cast<int>(this_gpu().smem_per_block_optin / sizeof(float));
+    for (int n : {1, 2, 257, 1025, above_default, largest}) {
+        CAPTURE(n);
+        const std::vector<float> host = course::random_floats(n, 100u + n);
+        const std::vector<float> expected(host.rbegin(), host.rend());
+        if (n > 1) REQUIRE(host != expected);  // otherwise a kernel that did nothing would pass
+        course::DeviceBuffer<float> d(host);
+        launch_reverse_in_block_dynamic(d.data(), n);
+        const course::VerifyResult r = course::compare_exact(d.to_host(), expected, n);
+        INFO(r.summary());
+        CHECK(r.ok());
+        cudaFuncAttributes attrs{};
+        CUDA_CHECK(cudaFuncGetAttributes(&attrs, reverse_in_block_dynamic));
+        CHECK(static_cast<std::size_t>(attrs.maxDynamicSharedSizeBytes) >= n * sizeof(float));  // opted in where needed
+    }
+}
+
+GPU_TEST_CASE("reverse_in_block_dynamic refuses one float more than a block may hold, before launching") {
+    const int n = static_cast<int>(this_gpu().smem_per_block_optin / sizeof(float)) + 1;
+    const std::vector<float> host = course::random_floats(n, 9);
+    course::DeviceBuffer<float> d(host);
+    CHECK_THROWS_AS(launch_reverse_in_block_dynamic(d.data(), n), course::DoesNotFitError);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CHECK(cudaGetLastError() == cudaSuccess);
+    CHECK(d.to_host() == host);  // untouched
+}
+
+GPU_TEST_CASE("reverse_records_in_blocks: three arrays carved from one buffer, full and partial blocks") {
+    for (int n : {1, 255, 256, 257, 1000, 100003}) {
+        CAPTURE(n);
+        std::vector<double> a(n);
+        std::vector<char> c(n);
+        const std::vector<float> b = course::random_floats(n, 21u + n);
+        for (int i = 0; i < n; ++i) a[i] = 1.0 / (i + 3), c[i] = static_cast<char>(i * 29 % 127);
+        course::DeviceBuffer<double> da(a), da_out(n);
+        course::DeviceBuffer<float> db(b), db_out(n);
+        course::DeviceBuffer<char> dc(c), dc_out(n);
+        da_out.poison();
+        db_out.poison();
+        dc_out.poison();
+        launch_reverse_records_in_blocks(da.data(), db.data(), dc.data(), da_out.data(), db_out.data(), dc_out.data(), n);
+        CHECK(course::compare_exact(da_out.to_host(), reverse_chunks_cpu(a, kRecordThreads), 1).ok());
+        CHECK(course::compare_exact(db_out.to_host(), reverse_chunks_cpu(b, kRecordThreads), 1).ok());
+        CHECK(course::compare_exact(dc_out.to_host(), reverse_chunks_cpu(c, kRecordThreads), 1).ok());
+    }
+}

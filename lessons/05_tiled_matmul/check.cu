@@ -1,0 +1,204 @@
+// Checks for lesson 05. This file #includes the lesson's own main.cu (CMake passes its path as
+// COURSE_LESSON_SOURCE), so the kernels tested are the ones the lesson runs.
+#include COURSE_LESSON_SOURCE
+
+#include "testing.hpp"
+
+#include <array>
+
+namespace {
+
+// M x N x K. Single elements; sizes that are multiples of no tile and of no float4 (17, 33, 65,
+// 257, 129, 511); exact multiples of every tile; float4-friendly sizes with partial tiles
+// (131 x 260 x 36); one larger non-square case. Small enough to stay quick under compute-sanitizer.
+const std::array<int, 3> kShapes[] = {{1, 1, 1},     {17, 33, 65},    {128, 128, 128},
+                                      {257, 129, 511}, {131, 260, 36}, {1024, 768, 512}};
+
+/// C computed in float on the CPU, summing k in the given order (forward or backward).
+std::vector<double> matmul_float_cpu(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K,
+                                     bool backward) {
+    std::vector<double> c(static_cast<std::size_t>(M) * N);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            float s = 0.0f;
+            for (int t = 0; t < K; ++t) {
+                const int kk = backward ? K - 1 - t : t;
+                s += A[static_cast<std::size_t>(i) * K + kk] * B[static_cast<std::size_t>(kk) * N + j];
+            }
+            c[static_cast<std::size_t>(i) * N + j] = s;
+        }
+    return c;
+}
+
+std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+
+/// Poison C, run `launch`, compare every element with the CPU double reference.
+template <class Launch>
+course::VerifyResult run_and_compare(Launch&& launch, int M, int N, int K, std::uint32_t seed) {
+    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, seed);
+    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, seed + 1);
+    const Reference ref = matmul_cpu(host_a, host_b, M, N, K);
+    course::DeviceBuffer<float> a(host_a), b(host_b), c(static_cast<std::size_t>(M) * N);
+    c.poison();
+    launch(a.data(), b.data(), c.data());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return course::compare_close(c.to_host(), ref.c, N, matmul_tolerance(K, ref.max_abs_sum));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- host
+
+TEST_CASE("matmul_cpu: a 2x3 times 3x2 product worked by hand, and the sum of |a*b|") {
+    const std::vector<float> A = {1, 2, 3, 4, 5, 6};     // 2 x 3
+    const std::vector<float> B = {7, -8, 9, 10, 11, 12};  // 3 x 2
+    const Reference r = matmul_cpu(A, B, 2, 2, 3);
+    REQUIRE(r.c.size() == 4);
+    CHECK(r.c[0] == 1 * 7 + 2 * 9 + 3 * 11);
+    CHECK(r.c[1] == 1 * -8 + 2 * 10 + 3 * 12);
+    CHECK(r.c[2] == 4 * 7 + 5 * 9 + 6 * 11);
+    CHECK(r.c[3] == 4 * -8 + 5 * 10 + 6 * 12);
+    CHECK(r.max_abs_sum == 4 * 8 + 5 * 10 + 6 * 12);  // row 1, column 1 has the largest sum of |a*b|
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+            const RefEntry e = reference_entry(A, B, 2, 3, i, j);
+            CHECK(e.value == r.c[i * 2 + j]);
+        }
+}
+
+TEST_CASE("matmul_tolerance: float sums in any order pass; one missing product fails") {
+    const int M = 6, N = 5, K = 3000;
+    auto A = course::random_floats(static_cast<std::size_t>(M) * K, 7);
+    auto B = course::random_floats(static_cast<std::size_t>(K) * N, 8);
+    for (int i = 0; i < M; ++i) A[static_cast<std::size_t>(i) * K] = 1.0f;  // a_i0 * b_0j = 1 exactly
+    for (int j = 0; j < N; ++j) B[j] = 1.0f;
+    const Reference ref = matmul_cpu(A, B, M, N, K);
+    const course::Tolerance tol = matmul_tolerance(K, ref.max_abs_sum);
+    CHECK(tol.abs_tol < 1.0);  // so a missing term of size 1 must be caught
+    CHECK(tol.abs_tol > 0.0);
+    for (bool backward : {false, true}) {
+        const auto r = course::compare_close(as_float(matmul_float_cpu(A, B, M, N, K, backward)), ref.c, N, tol);
+        INFO(r.summary());
+        CHECK(r.ok());
+    }
+    std::vector<double> missing_first = ref.c;
+    for (double& x : missing_first) x -= 1.0;  // as if k = 0 had been skipped
+    CHECK(course::compare_close(as_float(ref.c), missing_first, N, tol).mismatches == static_cast<std::size_t>(M * N));
+    // The bound grows with K and with the magnitude of the products, and TF32 adds its input rounding.
+    CHECK(matmul_tolerance(2 * K, 1.0).abs_tol > matmul_tolerance(K, 1.0).abs_tol);
+    CHECK(matmul_tolerance(K, 2.0).abs_tol == doctest::Approx(2 * matmul_tolerance(K, 1.0).abs_tol));
+    CHECK(matmul_tolerance(K, 1.0, std::ldexp(1.0, -9)).abs_tol > matmul_tolerance(K, 1.0).abs_tol);
+}
+
+TEST_CASE("traffic model: the naive kernel reads 2*M*N*K floats, a T x T tile divides that by T") {
+    const long long n = 4096;
+    const double naive = traffic_model_bytes(n, n, n, 1, 1);
+    CHECK(naive == 2.0 * n * n * n * 4);
+    CHECK(traffic_model_bytes(n, n, n, 16, 16) == doctest::Approx(naive / 16));
+    CHECK(traffic_model_bytes(n, n, n, 32, 32) == doctest::Approx(naive / 32));
+    // A 128 x 64 tile: A is read N/64 times, B M/128 times.
+    CHECK(traffic_model_bytes(n, n, n, 128, 64) == doctest::Approx(4.0 * (n * n * (n / 64) + n * n * (n / 128))));
+    // Partial tiles still cost whole loads: 17 columns in 16-wide tiles read A twice.
+    CHECK(traffic_model_bytes(1, 17, 1, 16, 16) == 4.0 * (1 * 1 * 2 + 1 * 17 * 1));
+    // Every variant's tile reads less than the naive kernel (or the same, for the naive one).
+    for (const Variant& v : kVariants) CHECK(traffic_model_bytes(n, n, n, v.tile_rows, v.tile_cols) <= naive);
+}
+
+TEST_CASE("MatrixView::block is a window onto the parent, clipped at its edge") {
+    std::vector<float> storage(10 * 11);
+    for (std::size_t i = 0; i < storage.size(); ++i) storage[i] = static_cast<float>(i);
+    const MatrixView<float> parent{storage.data(), 10, 11, 11};
+    CHECK(parent.at(3, 4) == 3 * 11 + 4);
+
+    const MatrixView<float> inner = parent.block(1, 2, 4, 4);  // rows 4..7, cols 8..10 (clipped)
+    CHECK(inner.stride == 11);
+    CHECK(inner.rows == 4);
+    CHECK(inner.cols == 3);
+    CHECK(inner.at(0, 0) == parent.at(4, 8));
+    CHECK(inner.at(3, 2) == parent.at(7, 10));
+    CHECK(inner.contains(3, 2));
+    CHECK_FALSE(inner.contains(0, 3));  // column 11 does not exist
+
+    const MatrixView<float> corner = parent.block(2, 2, 4, 4);  // rows 8..9, cols 8..10
+    CHECK(corner.rows == 2);
+    CHECK(corner.cols == 3);
+    CHECK_FALSE(corner.contains(2, 0));
+
+    inner.at(1, 1) = -1.0f;  // a view, not a copy: the write lands in the parent
+    CHECK(storage[5 * 11 + 9] == -1.0f);
+}
+
+TEST_CASE("sample_positions: corners first, everything in range, reproducible") {
+    for (const auto& [M, N] : {std::pair{1, 1}, std::pair{4096, 4096}, std::pair{7, 3000}}) {
+        const auto p = sample_positions(M, N, 256, 53);
+        CHECK(p.size() == 4 + 64 + 256);
+        CHECK(p[0] == std::pair{0, 0});
+        CHECK(p[1] == std::pair{0, N - 1});
+        CHECK(p[2] == std::pair{M - 1, 0});
+        CHECK(p[3] == std::pair{M - 1, N - 1});
+        for (const auto& [i, j] : p) {
+            CHECK(i >= 0);
+            CHECK(i < M);
+            CHECK(j >= 0);
+            CHECK(j < N);
+        }
+        CHECK(p == sample_positions(M, N, 256, 53));
+    }
+}
+
+TEST_CASE("command line: bad input is a usage error") {
+    const char* too_big[] = {"05_tiled_matmul", "--m", "65536", "--k", "65536"};
+    CHECK_THROWS_AS(lesson(5, const_cast<char**>(too_big)), course::UsageError);
+    const char* not_a_number[] = {"05_tiled_matmul", "--n", "12abc"};
+    CHECK_THROWS_AS(lesson(3, const_cast<char**>(not_a_number)), course::UsageError);
+    const char* unknown_kernel[] = {"05_tiled_matmul", "--kernel", "no_such_kernel"};
+    CHECK_THROWS_AS(lesson(3, const_cast<char**>(unknown_kernel)), course::UsageError);
+}
+
+// ---------------------------------------------------------------- GPU
+
+GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, C poisoned first") {
+    for (const Variant& v : kVariants) {
+        for (const auto& shape : kShapes) {
+            const int M = shape[0], N = shape[1], K = shape[2];
+            CAPTURE(v.name);
+            CAPTURE(M);
+            CAPTURE(N);
+            CAPTURE(K);
+            const auto r = run_and_compare([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); },
+                                           M, N, K, static_cast<std::uint32_t>(M * 7 + N * 13 + K));
+            INFO(r.summary());
+            CHECK(r.ok());
+        }
+    }
+}
+
+GPU_TEST_CASE("cuBLAS SGEMM (the ceiling) matches the same reference through the row-major swap") {
+    const CublasHandle cublas;
+    for (const auto& shape : kShapes) {
+        const int M = shape[0], N = shape[1], K = shape[2];
+        CAPTURE(M);
+        CAPTURE(N);
+        CAPTURE(K);
+        const auto r = run_and_compare(
+            [&](const float* a, const float* b, float* c) { launch_cublas(cublas, a, b, c, M, N, K); }, M, N, K, 99);
+        INFO(r.summary());
+        CHECK(r.ok());
+    }
+}
+
+GPU_TEST_CASE("no kernel writes past the end of C") {
+    const int M = 17, N = 33, K = 65, guard = 1024;
+    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, 3);
+    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, 4);
+    course::DeviceBuffer<float> a(host_a), b(host_b), c(static_cast<std::size_t>(M) * N + guard);
+    for (const Variant& v : kVariants) {
+        CAPTURE(v.name);
+        c.poison();
+        v.launch(a.data(), b.data(), c.data(), M, N, K);
+        const std::vector<float> out = c.to_host();
+        int untouched = 0;
+        for (std::size_t i = static_cast<std::size_t>(M) * N; i < out.size(); ++i) untouched += std::isnan(out[i]) ? 1 : 0;
+        CHECK(untouched == guard);
+    }
+}

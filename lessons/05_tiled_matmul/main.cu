@@ -1,0 +1,525 @@
+// Lesson 05 — matrix multiplication: from one dot product per thread, to shared-memory tiles,
+// to register tiles, measured against cuBLAS in the same run.
+//
+// What it shows:
+//   * matmul_naive: each thread reads a row of A and a column of B straight from global memory;
+//   * matmul_tiled<T>: the programming guide's idea — a block stages T x T tiles of A and B in
+//     shared memory and every element it loads is used T times — written with a non-owning
+//     sub-matrix view (MatrixView::block), for T = 16 (the sources) and T = 32;
+//   * a traffic model (bytes each kernel would read from DRAM if there were no caches) printed
+//     next to the measured speedups, and why the two disagree;
+//   * matmul_register_tiled<...>: each thread keeps an 8 x 8 (or 8 x 4) block of C in registers,
+//     reads its operands with 16-byte loads, and overlaps the next global load with the current
+//     arithmetic (double-buffered shared tiles): the road to library speed;
+//   * cuBLAS SGEMM (plain fp32 math) as the ceiling, timed and checked in the same run.
+// Where the sources are wrong: the guide's kernels assume every dimension is a multiple of the
+//   tile (here every kernel takes any M, N, K); the blog's "16x less global traffic" is true of
+//   traffic but not of time (the caches already absorb most of the naive kernel's re-reads).
+// What it leaves out: tensor cores (TF32, BF16: another precision, another lesson), warp-level
+//   tiling, asynchronous copies (cp.async, TMA), split-K for skinny shapes, autotuning.
+// Read next: lessons/06_bank_conflicts; the CUDA C++ Programming Guide, "Shared Memory";
+//   CUTLASS's "Efficient GEMM in CUDA" (docs/efficient_gemm.md).
+#include "lesson.cuh"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+// ---------------------------------------------------------------- a sub-matrix view
+
+/// A row-major matrix that this struct does not own: element (r, c) is data[r * stride + c].
+/// Because `stride` stays the parent's row length, a block of a matrix is the same type with
+/// another `data` pointer and a smaller extent: block() copies nothing. Unlike the guide's
+/// GetSubMatrix, block() clips rows/cols at the parent's edge, so a tile hanging over the
+/// border knows how much of it is real and the kernel needs no other bounds arithmetic.
+template <class T>
+struct MatrixView {
+    T* data;
+    int rows, cols, stride;
+
+    __host__ __device__ T& at(int r, int c) const { return data[static_cast<long long>(r) * stride + c]; }
+    __host__ __device__ bool contains(int r, int c) const { return r < rows && c < cols; }
+    /// The tile_rows x tile_cols block at block coordinates (block_row, block_col).
+    __host__ __device__ MatrixView block(int block_row, int block_col, int tile_rows, int tile_cols) const {
+        const int r0 = block_row * tile_rows, c0 = block_col * tile_cols;
+        const int r = rows - r0 < tile_rows ? rows - r0 : tile_rows;
+        const int c = cols - c0 < tile_cols ? cols - c0 : tile_cols;
+        return {data + static_cast<long long>(r0) * stride + c0, r, c, stride};
+    }
+};
+
+// ---------------------------------------------------------------- kernels
+// C (M x N) = A (M x K) * B (K x N), all row-major fp32. Every kernel handles any M, N, K >= 1.
+
+constexpr int kNaiveBlock = 16;  // 16 x 16 threads, as in the sources
+
+/// One thread, one element of C: K loads of A (along a row) and K loads of B (down a column).
+/// Neighbouring threads (threadIdx.x) share the A element and read consecutive B elements.
+__global__ void matmul_naive(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                             int M, int N, int K) {
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= M || col >= N) return;
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k) sum += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = sum;
+}
+
+/// T x T threads compute one T x T block of C. Step t loads block (blockIdx.y, t) of A and
+/// (t, blockIdx.x) of B into shared memory, one element per thread, then every thread reads a
+/// row of one and a column of the other from there: each global element is loaded once per
+/// block instead of T times.
+template <int T>
+__global__ void matmul_tiled(MatrixView<const float> A, MatrixView<const float> B, MatrixView<float> C) {
+    __shared__ float As[T][T];
+    __shared__ float Bs[T][T];
+    const int ty = threadIdx.y, tx = threadIdx.x;
+    const MatrixView<float> c_block = C.block(blockIdx.y, blockIdx.x, T, T);
+    float sum = 0.0f;
+    const int steps = (A.cols + T - 1) / T;
+    for (int t = 0; t < steps; ++t) {
+        const MatrixView<const float> a_block = A.block(blockIdx.y, t, T, T);
+        const MatrixView<const float> b_block = B.block(t, blockIdx.x, T, T);
+        // Outside the matrix we store zeros: they add nothing to the dot product, so the
+        // inner loop needs no bounds checks and every thread reaches both barriers.
+        As[ty][tx] = a_block.contains(ty, tx) ? a_block.at(ty, tx) : 0.0f;
+        Bs[ty][tx] = b_block.contains(ty, tx) ? b_block.at(ty, tx) : 0.0f;
+        __syncthreads();  // the tiles are complete
+#pragma unroll
+        for (int e = 0; e < T; ++e) sum += As[ty][e] * Bs[e][tx];
+        __syncthreads();  // everybody is done reading before the next step overwrites them
+    }
+    if (c_block.contains(ty, tx)) c_block.at(ty, tx) = sum;
+}
+
+/// Four consecutive floats m[row][col..col+3] of a rows x cols matrix, zeros outside it. One
+/// 16-byte load when all four exist and are 16-byte aligned (col is a multiple of 4 here, so
+/// that is `cols % 4 == 0` plus an aligned base pointer), four guarded loads otherwise.
+__device__ __forceinline__ float4 load4(const float* __restrict__ m, int rows, int cols, int row, int col,
+                                        bool vector_ok) {
+    if (row >= rows) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    const float* p = m + static_cast<long long>(row) * cols + col;
+    if (vector_ok && col + 3 < cols) return *reinterpret_cast<const float4*>(p);
+    return make_float4(col + 0 < cols ? p[0] : 0.0f, col + 1 < cols ? p[1] : 0.0f,  //
+                       col + 2 < cols ? p[2] : 0.0f, col + 3 < cols ? p[3] : 0.0f);
+}
+
+/// The mirror image of load4 for C: one 16-byte store when possible, else only the elements inside.
+__device__ __forceinline__ void store4(float* __restrict__ m, int rows, int cols, int row, int col, float4 v,
+                                       bool vector_ok) {
+    if (row >= rows) return;
+    float* p = m + static_cast<long long>(row) * cols + col;
+    if (vector_ok && col + 3 < cols) {
+        *reinterpret_cast<float4*>(p) = v;
+        return;
+    }
+    if (col + 0 < cols) p[0] = v.x;
+    if (col + 1 < cols) p[1] = v.y;
+    if (col + 2 < cols) p[2] = v.z;
+    if (col + 3 < cols) p[3] = v.w;
+}
+
+__device__ __forceinline__ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+/// Register tiling. A block of (BM/TM) x (BN/TN) threads computes a BM x BN block of C; each
+/// thread owns TM x TN outputs held in registers. Per step of BK along K, the block stages a
+/// BM x BK slab of A and a BK x BN slab of B; then, for each k, a thread reads TM values of A and
+/// TN of B from shared memory and does TM*TN FMAs with them (an outer product). An 8 x 8 tile
+/// costs 4 float4 shared loads per 64 FMAs, where matmul_tiled needs 2 loads per FMA.
+///   * A is stored transposed (As[k][m]) so a thread's TM values of A are contiguous: float4.
+///   * A thread's rows are TM/4 runs of 4, spaced 4 * (BM/TM) apart (columns likewise). Within a
+///     warp the A reads are then broadcasts and the B reads are consecutive float4s: no bank
+///     conflicts, and the final stores of C are coalesced float4s.
+///   * Two shared buffers: while the block computes on one slab, each thread already holds the
+///     next slab's global loads in registers, and writes them to the other buffer afterwards.
+///     One __syncthreads per step suffices: the buffer written in step t was last read in step
+///     t-1, and every thread has passed the barrier that ended step t-1.
+template <int BM, int BN, int BK, int TM, int TN, int MinBlocksPerSM>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), MinBlocksPerSM)
+    matmul_register_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
+                          int N, int K) {
+    constexpr int kThreadsX = BN / TN, kThreadsY = BM / TM, kThreads = kThreadsX * kThreadsY;
+    constexpr int kALoads = BM * BK / 4 / kThreads;  // float4 loads per thread per slab
+    constexpr int kBLoads = BK * BN / 4 / kThreads;
+    // +4 floats per row of As: the transposing stores of two threads with the same m but k four
+    // apart would otherwise hit the same bank. 4 (not 1) keeps every row 16-byte aligned.
+    constexpr int kAPad = 4;
+    static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "tiles are read in float4s");
+    static_assert(kALoads * 4 * kThreads == BM * BK && kBLoads * 4 * kThreads == BK * BN,
+                  "every thread loads the same number of float4s");
+
+    __shared__ __align__(16) float As[2][BK][BM + kAPad];
+    __shared__ __align__(16) float Bs[2][BK][BN];
+
+    const int tid = threadIdx.x;
+    const int tx = tid % kThreadsX, ty = tid / kThreadsX;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const bool a_vec = K % 4 == 0 && aligned16(A);
+    const bool b_vec = N % 4 == 0 && aligned16(B);
+    const bool c_vec = N % 4 == 0 && aligned16(C);
+
+    float4 a_next[kALoads], b_next[kBLoads];
+    auto fetch = [&](int k0) {  // global memory -> registers
+#pragma unroll
+        for (int i = 0; i < kALoads; ++i) {
+            const int f = tid + i * kThreads, m = f / (BK / 4), k = (f % (BK / 4)) * 4;
+            a_next[i] = load4(A, M, K, row0 + m, k0 + k, a_vec);
+        }
+#pragma unroll
+        for (int i = 0; i < kBLoads; ++i) {
+            const int f = tid + i * kThreads, k = f / (BN / 4), n = (f % (BN / 4)) * 4;
+            b_next[i] = load4(B, K, N, k0 + k, col0 + n, b_vec);
+        }
+    };
+    auto stash = [&](int buf) {  // registers -> shared memory, A transposed
+#pragma unroll
+        for (int i = 0; i < kALoads; ++i) {
+            const int f = tid + i * kThreads, m = f / (BK / 4), k = (f % (BK / 4)) * 4;
+            As[buf][k + 0][m] = a_next[i].x;
+            As[buf][k + 1][m] = a_next[i].y;
+            As[buf][k + 2][m] = a_next[i].z;
+            As[buf][k + 3][m] = a_next[i].w;
+        }
+#pragma unroll
+        for (int i = 0; i < kBLoads; ++i) {
+            const int f = tid + i * kThreads, k = f / (BN / 4), n = (f % (BN / 4)) * 4;
+            *reinterpret_cast<float4*>(&Bs[buf][k][n]) = b_next[i];
+        }
+    };
+
+    float acc[TM][TN] = {};
+    const int steps = (K + BK - 1) / BK;
+    fetch(0);
+    stash(0);
+    __syncthreads();
+    for (int t = 0; t < steps; ++t) {
+        const int buf = t & 1;
+        const bool more = t + 1 < steps;
+        if (more) fetch((t + 1) * BK);  // in flight while we compute below
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            float a[TM], b[TN];
+#pragma unroll
+            for (int i = 0; i < TM / 4; ++i) {
+                const float4 v = *reinterpret_cast<const float4*>(&As[buf][k][i * 4 * kThreadsY + ty * 4]);
+                a[4 * i + 0] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
+            }
+#pragma unroll
+            for (int j = 0; j < TN / 4; ++j) {
+                const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][j * 4 * kThreadsX + tx * 4]);
+                b[4 * j + 0] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
+            }
+#pragma unroll
+            for (int m = 0; m < TM; ++m)
+#pragma unroll
+                for (int n = 0; n < TN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
+        }
+        if (more) stash(buf ^ 1);
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int m = 0; m < TM; ++m) {
+        const int row = row0 + (m / 4) * 4 * kThreadsY + ty * 4 + m % 4;
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+            const int col = col0 + j * 4 * kThreadsX + tx * 4;
+            const float4 v = make_float4(acc[m][4 * j], acc[m][4 * j + 1], acc[m][4 * j + 2], acc[m][4 * j + 3]);
+            store4(C, M, N, row, col, v, c_vec);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- launchers
+// The check (check.cu) calls these same functions, so it tests exactly what runs here.
+
+using Launcher = void (*)(const float* A, const float* B, float* C, int M, int N, int K);
+
+void launch_naive(const float* A, const float* B, float* C, int M, int N, int K) {
+    const dim3 block(kNaiveBlock, kNaiveBlock);
+    const dim3 grid(course::ceil_div(N, kNaiveBlock), course::ceil_div(M, kNaiveBlock));
+    matmul_naive<<<grid, block>>>(A, B, C, M, N, K);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <int T>
+void launch_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+    const MatrixView<const float> a{A, M, K, K}, b{B, K, N, N};
+    const MatrixView<float> c{C, M, N, N};
+    const dim3 block(T, T);
+    const dim3 grid(course::ceil_div(N, T), course::ceil_div(M, T));
+    matmul_tiled<T><<<grid, block>>>(a, b, c);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int MinBlocksPerSM>
+void launch_register_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+    const dim3 grid(course::ceil_div(N, BN), course::ceil_div(M, BM));
+    matmul_register_tiled<BM, BN, BK, TM, TN, MinBlocksPerSM><<<grid, (BM / TM) * (BN / TN)>>>(A, B, C, M, N, K);
+    CUDA_CHECK_LAUNCH();
+}
+
+struct Variant {
+    const char* name;
+    Launcher launch;
+    int tile_rows, tile_cols;  // the block of C one thread block computes: sets its global traffic
+};
+/// The kernels of this lesson, in the order they are presented. The register-tiled ones are
+/// candidate configurations of one template: a BM x BN x BK block tile, TM x TN outputs per
+/// thread, and the blocks per SM that __launch_bounds__ must leave room for. CUDA 13 for sm_90
+/// gives them 128, 153 and 109 registers per thread, no spills: 2, 1 and 2 blocks of 256
+/// threads per SM (65536 registers each). Asking 2 blocks of the BK16 8x8 tile spills.
+const Variant kVariants[] = {
+    {"matmul_naive", launch_naive, 1, 1},
+    {"matmul_tiled<16>", launch_tiled<16>, 16, 16},
+    {"matmul_tiled<32>", launch_tiled<32>, 32, 32},
+    {"register_tiled 128x128x8 8x8", launch_register_tiled<128, 128, 8, 8, 8, 2>, 128, 128},
+    {"register_tiled 128x128x16 8x8", launch_register_tiled<128, 128, 16, 8, 8, 1>, 128, 128},
+    {"register_tiled 128x64x16 8x4", launch_register_tiled<128, 64, 16, 8, 4, 1>, 128, 64},
+};
+
+// ---------------------------------------------------------------- cuBLAS, the ceiling
+
+void cublas_check(cublasStatus_t status, const char* call) {
+    if (status != CUBLAS_STATUS_SUCCESS)
+        throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" +
+                                 cublasGetStatusString(status) + ")");
+}
+
+/// Owns a cuBLAS handle with a chosen math mode. CUBLAS_DEFAULT_MATH keeps SGEMM in true fp32;
+/// CUBLAS_TF32_TENSOR_OP_MATH lets it round inputs to TF32 (10-bit mantissa) for tensor cores.
+struct CublasHandle {
+    cublasHandle_t handle = nullptr;
+    explicit CublasHandle(cublasMath_t math = CUBLAS_DEFAULT_MATH) {
+        cublas_check(cublasCreate(&handle), "cublasCreate");
+        const cublasStatus_t status = cublasSetMathMode(handle, math);
+        if (status != CUBLAS_STATUS_SUCCESS) cublasDestroy(handle);
+        cublas_check(status, "cublasSetMathMode");
+    }
+    ~CublasHandle() { cublasDestroy(handle); }
+    CublasHandle(const CublasHandle&) = delete;
+    CublasHandle& operator=(const CublasHandle&) = delete;
+};
+
+/// cuBLAS is column-major. Read column-major, our row-major C is C^T (N x M), and C^T = B^T A^T,
+/// where B^T and A^T are exactly our row-major B and A read column-major. So we ask for the
+/// N x M product "B times A" with no transposes and no copies.
+void launch_cublas(const CublasHandle& cublas, const float* A, const float* B, float* C, int M, int N, int K) {
+    const float alpha = 1.0f, beta = 0.0f;
+    cublas_check(cublasSgemm(cublas.handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N),
+                 "cublasSgemm");
+}
+
+// ---------------------------------------------------------------- CPU side
+
+/// One element of the reference, in double, and the sum of |a_ik * b_kj| that bounds its error.
+struct RefEntry {
+    double value, abs_sum;
+};
+RefEntry reference_entry(const std::vector<float>& A, const std::vector<float>& B, int N, int K, int i, int j) {
+    RefEntry e{0.0, 0.0};
+    for (int k = 0; k < K; ++k) {
+        const double p = static_cast<double>(A[static_cast<std::size_t>(i) * K + k]) * B[static_cast<std::size_t>(k) * N + j];
+        e.value += p;
+        e.abs_sum += std::fabs(p);
+    }
+    return e;
+}
+
+/// The full product in double (loop order i, k, j so B and C are walked along rows).
+struct Reference {
+    std::vector<double> c;
+    double max_abs_sum = 0;  // max over (i, j) of sum_k |a_ik * b_kj|
+};
+Reference matmul_cpu(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K) {
+    Reference r{std::vector<double>(static_cast<std::size_t>(M) * N, 0.0), 0.0};
+    std::vector<double> abs_sum(static_cast<std::size_t>(N));
+    for (int i = 0; i < M; ++i) {
+        double* c = &r.c[static_cast<std::size_t>(i) * N];
+        std::fill(abs_sum.begin(), abs_sum.end(), 0.0);
+        for (int k = 0; k < K; ++k) {
+            const double a = A[static_cast<std::size_t>(i) * K + k];
+            const float* b = &B[static_cast<std::size_t>(k) * N];
+            for (int j = 0; j < N; ++j) {
+                c[j] += a * b[j];
+                abs_sum[j] += std::fabs(a * b[j]);
+            }
+        }
+        for (double s : abs_sum) r.max_abs_sum = std::max(r.max_abs_sum, s);
+    }
+    return r;
+}
+
+/// How far an fp32 result may lie from the exact one. A dot product of length K summed in fp32
+/// in any order (FMA or not, blocked or split) is within gamma_K * sum_k |a_k b_k| of the truth,
+/// gamma_K ~ K * 2^-24 (Higham, "Accuracy and Stability of Numerical Algorithms", 3.1); +2
+/// covers rounding the result to float. `input_rel_error` adds what rounding the inputs costs
+/// (0 for fp32; about 2^-9 per product when cuBLAS rounds them to TF32). A bound, not a guess:
+/// a correct kernel can never fail it, and a missing or wrong term of size > bound always does.
+course::Tolerance matmul_tolerance(int K, double max_abs_sum, double input_rel_error = 0.0) {
+    const double u = std::ldexp(1.0, -24);
+    return {0.0, (input_rel_error + (K + 2) * u) * max_abs_sum};
+}
+
+/// Bytes a kernel would read from global memory if nothing were cached: a block computing a
+/// tile_rows x tile_cols block of C reads tile_rows rows of A and tile_cols columns of B, all K
+/// long, so A is read once per block column and B once per block row. The naive kernel is the
+/// 1 x 1 case: 2 * M * N * K floats.
+double traffic_model_bytes(long long M, long long N, long long K, int tile_rows, int tile_cols) {
+    const long long block_cols = (N + tile_cols - 1) / tile_cols, block_rows = (M + tile_rows - 1) / tile_rows;
+    return 4.0 * (static_cast<double>(M) * K * block_cols + static_cast<double>(K) * N * block_rows);
+}
+
+/// Output positions to check when the full CPU product is too slow: the four corners, points
+/// along every edge (where partial tiles live), and `random_count` random points.
+std::vector<std::pair<int, int>> sample_positions(int M, int N, int random_count, std::uint32_t seed) {
+    std::vector<std::pair<int, int>> p = {{0, 0}, {0, N - 1}, {M - 1, 0}, {M - 1, N - 1}};
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> row(0, M - 1), col(0, N - 1);
+    for (int e = 0; e < 16; ++e) {
+        p.push_back({0, col(gen)});
+        p.push_back({M - 1, col(gen)});
+        p.push_back({row(gen), 0});
+        p.push_back({row(gen), N - 1});
+    }
+    for (int s = 0; s < random_count; ++s) p.push_back({row(gen), col(gen)});
+    return p;
+}
+
+// ---------------------------------------------------------------- the lesson
+
+/// Up to this many multiply-adds the CPU computes the whole product (about a second); above it, samples.
+constexpr double kFullCheckMacs = 1 << 28;
+
+int lesson(int argc, char** argv) {
+    long long M = 4096, N = 4096, K = 4096;
+    std::string only;
+    bool tf32 = false;
+    course::TimingOptions timing;
+    course::Cli cli("05_tiled_matmul", "C = A * B in fp32: naive, shared-memory tiles, register tiles and cuBLAS, "
+                                       "each checked against a CPU double reference and timed.");
+    cli.option("--m", &M, "rows of A and C", 1, 65536)
+        .option("--n", &N, "columns of B and C", 1, 65536)
+        .option("--k", &K, "columns of A, rows of B", 1, 65536)
+        .option("--kernel", &only, "time only the lesson kernels whose name contains this text (cuBLAS always runs)")
+        .flag("--tf32", &tf32, "also time cuBLAS with TF32 tensor cores (another precision: for reference only)");
+    course::add_timing_options(cli, timing);
+    if (!cli.parse(argc, argv)) return course::kExitOk;
+    if (M * K > INT32_MAX || K * N > INT32_MAX || M * N > INT32_MAX)
+        throw course::UsageError("each of m*k, k*n and m*n must stay below 2^31 elements");
+    std::vector<const Variant*> chosen;
+    for (const Variant& v : kVariants)
+        if (std::string(v.name).find(only) != std::string::npos) chosen.push_back(&v);
+    if (chosen.empty()) throw course::UsageError("--kernel '" + only + "' matches no kernel of this lesson");
+
+    course::require_gpu();
+    const course::DeviceReport gpu = course::query_device();
+    course::print_device_report(gpu);
+    const int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
+    course::require_device_memory(4.0 * (M * K + K * N + M * N), "A, B and C");
+
+    const std::vector<float> host_a = course::random_floats(M * K, 51), host_b = course::random_floats(K * N, 52);
+    // The expected values: every element for small problems, a sample for large ones.
+    const bool full = static_cast<double>(M) * N * K <= kFullCheckMacs;
+    std::vector<std::pair<int, int>> where;
+    std::vector<double> expected;
+    double max_abs_sum = 0;
+    if (full) {
+        Reference ref = matmul_cpu(host_a, host_b, m, n, k);
+        expected = std::move(ref.c);
+        max_abs_sum = ref.max_abs_sum;
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) where.push_back({i, j});
+    } else {
+        where = sample_positions(m, n, 256, 53);
+        for (const auto& [i, j] : where) {
+            const RefEntry e = reference_entry(host_a, host_b, n, k, i, j);
+            expected.push_back(e.value);
+            max_abs_sum = std::max(max_abs_sum, e.abs_sum);
+        }
+    }
+    std::printf("Checking %zu outputs (%s) against a CPU double reference;\n"
+                "error bound %.3g = (K + 2) * 2^-24 * max_ij sum_k |a_ik * b_kj|.\n\n",
+                where.size(), full ? "all of them" : "corners, edges and random points: the full CPU product is too slow",
+                matmul_tolerance(k, max_abs_sum).abs_tol);
+
+    course::DeviceBuffer<float> a(host_a), b(host_b), c(static_cast<std::size_t>(M) * N);
+    bool all_ok = true;
+    // Poison C, run once, compare the chosen positions; returns "ok" or "FAIL" (and says why).
+    auto verify = [&](const std::string& name, auto&& launch, course::Tolerance tol) {
+        c.poison();
+        launch();
+        const std::vector<float> out = c.to_host();
+        std::vector<float> got;
+        got.reserve(where.size());
+        for (const auto& [i, j] : where) got.push_back(out[static_cast<std::size_t>(i) * n + j]);
+        const course::VerifyResult r = course::compare_close(got, expected, 1, tol);
+        if (!r.ok()) {
+            const auto [i, j] = where[r.first ? r.first->index : 0];
+            std::printf("%s: %s (first bad element is C[%d][%d])\n", name.c_str(), r.summary().c_str(), i, j);
+        }
+        all_ok &= r.ok();
+        return std::string(r.ok() ? "ok" : "FAIL");
+    };
+
+    const double flops = 2.0 * M * N * K;
+    course::ResultsTable table(std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K) +
+                                   " (M x N x K) fp32 matmul, median of " + std::to_string(timing.repeats),
+                               "TFLOP/s");
+    auto record = [&](const std::string& name, auto&& launch, const std::string& check, bool ceiling) {
+        const course::Timing t = course::time_gpu(launch, timing.warmup, timing.repeats);
+        table.add(name, t.median_ms, course::tflop_per_s(flops, t.median_ms), check, ceiling);
+        return t.median_ms;
+    };
+
+    const CublasHandle cublas;  // default math: true fp32, no tensor cores
+    auto run_cublas = [&] { launch_cublas(cublas, a.data(), b.data(), c.data(), m, n, k); };
+    const double cublas_ms =
+        record("cuBLAS SGEMM (fp32)", run_cublas, verify("cuBLAS SGEMM", run_cublas, matmul_tolerance(k, max_abs_sum)), true);
+
+    std::vector<double> ms(chosen.size());
+    for (std::size_t v = 0; v < chosen.size(); ++v) {
+        auto run = [&] { chosen[v]->launch(a.data(), b.data(), c.data(), m, n, k); };
+        ms[v] = record(chosen[v]->name, run, verify(chosen[v]->name, run, matmul_tolerance(k, max_abs_sum)), false);
+    }
+
+    if (tf32) {
+        const CublasHandle cublas_tf32(CUBLAS_TF32_TENSOR_OP_MATH);
+        auto run = [&] { launch_cublas(cublas_tf32, a.data(), b.data(), c.data(), m, n, k); };
+        const course::Tolerance tol = matmul_tolerance(k, max_abs_sum, std::ldexp(1.0, -9));
+        record("cuBLAS TF32 (other precision, not comparable)", run, verify("cuBLAS TF32", run, tol), false);
+    }
+    table.print();
+    if (!timing.csv.empty()) table.append_csv(timing.csv, "05_tiled_matmul", gpu.short_description());
+
+    // The traffic model next to what was measured.
+    std::printf("\n== global traffic without caches vs measured time ==\n");
+    std::printf("  %-34s %16s %12s %18s\n", "kernel", "model reads (GB)", "vs naive", "speedup vs naive");
+    const double naive_bytes = traffic_model_bytes(M, N, K, 1, 1);
+    const bool have_naive = chosen.front() == &kVariants[0];
+    for (std::size_t v = 0; v < chosen.size(); ++v) {
+        const double bytes = traffic_model_bytes(M, N, K, chosen[v]->tile_rows, chosen[v]->tile_cols);
+        std::printf("  %-34s %16.1f %11.1fx", chosen[v]->name, bytes / 1e9, naive_bytes / bytes);
+        if (have_naive) std::printf(" %17.2fx\n", ms[0] / ms[v]);
+        else std::printf(" %18s\n", "-");
+    }
+    std::printf("  The model counts every load as a DRAM read. In reality L1 and L2 serve most of the naive kernel's\n"
+                "  re-reads, and the tiled kernels then wait on shared memory (two loads per FMA), not on DRAM.\n"
+                "  Register tiles cut the loads per FMA, which is what closes the gap to cuBLAS.\n\n");
+
+    const std::size_t fastest = std::min_element(ms.begin(), ms.end()) - ms.begin();
+    std::printf("Fastest lesson kernel: %s, %.1f%% of cuBLAS SGEMM.\n", chosen[fastest]->name, 100.0 * cublas_ms / ms[fastest]);
+    std::printf("%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
+    return all_ok ? course::kExitOk : course::kExitFailed;
+}
+
+#ifndef COURSE_NO_MAIN
+int main(int argc, char** argv) { return course::run_lesson(argc, argv, lesson); }
+#endif

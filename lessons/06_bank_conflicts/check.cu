@@ -1,0 +1,237 @@
+// Checks for lesson 06. This file #includes the lesson's own main.cu (CMake passes its path as
+// COURSE_LESSON_SOURCE), so the model, kernels and launchers tested are the ones the lesson runs.
+#include COURSE_LESSON_SOURCE
+
+#include "testing.hpp"
+
+#include <utility>
+
+namespace {
+
+// Single elements, single rows and columns, primes, non-multiples of every tile, tall, wide, one
+// large square, and shapes where only rows or only cols is a multiple of 4 (the float4 paths).
+const std::pair<int, int> kShapes[] = {{1, 1},    {1, 1000},  {1000, 1}, {257, 1031}, {33, 65},   {4099, 31},
+                                       {31, 4099}, {2048, 2048}, {260, 132}, {130, 68},  {68, 130}};
+
+int wavefronts(const std::vector<std::int64_t>& addr, int width) { return bank_model(addr, width).wavefronts; }
+
+std::vector<unsigned> random_words(std::size_t n, std::uint32_t seed) {
+    const std::vector<int> r = course::random_ints(n, seed, 0, INT32_MAX);
+    return {r.begin(), r.end()};
+}
+
+/// Every warp instruction of transpose_tiled<Layout>: the worst fill and drain wavefronts.
+template <class Layout>
+std::pair<int, int> worst_scalar_tile() {
+    int fill = 0, drain = 0;
+    for (int ty = 0; ty < kBlockY; ++ty)
+        for (int j = 0; j < kTile / kBlockY; ++j) {
+            std::vector<std::int64_t> f, d;
+            for (int lane = 0; lane < kWarpSize; ++lane) {
+                f.push_back(Layout::at(ty + j * kBlockY, lane) * 4);
+                d.push_back(Layout::at(lane, ty + j * kBlockY) * 4);
+            }
+            fill = std::max(fill, wavefronts(f, 4));
+            drain = std::max(drain, wavefronts(d, 4));
+        }
+    return {fill, drain};
+}
+
+/// Every warp instruction of transpose_tiled_vec4<Layout> (all pieces, all 4 components).
+template <class Layout>
+std::pair<int, int> worst_vec4_tile() {
+    constexpr int kColPieces = kVecTile / 32, kPieces = (kVecTile / 4) * kColPieces;
+    int fill = 0, drain = 0;
+    for (int piece = 0; piece < kPieces; ++piece)
+        for (int i = 0; i < 4; ++i) {
+            std::vector<std::int64_t> f, d;
+            for (int lane = 0; lane < kWarpSize; ++lane) {
+                const int pr = lane / 8, pc = (lane % 8) * 4;
+                f.push_back(Layout::at((piece / kColPieces) * 4 + pr, (piece % kColPieces) * 32 + pc + i) * 4);
+                d.push_back(Layout::at((piece % kColPieces) * 32 + pc + i, (piece / kColPieces) * 4 + pr) * 4);
+            }
+            fill = std::max(fill, wavefronts(f, 4));
+            drain = std::max(drain, wavefronts(d, 4));
+        }
+    return {fill, drain};
+}
+
+/// A layout must put every tile element in its own word, inside the array.
+template <int kTile, class Layout>
+bool is_one_to_one() {
+    std::set<int> seen;
+    for (int r = 0; r < kTile; ++r)
+        for (int c = 0; c < kTile; ++c) {
+            const int w = Layout::at(r, c);
+            if (w < 0 || w >= Layout::kWords || !seen.insert(w).second) return false;
+        }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("bank model, 4-byte strides: s[lane * stride] costs gcd-driven wavefronts, broadcast is free") {
+    const std::pair<int, int> expected[] = {{1, 1}, {2, 2}, {3, 1}, {4, 4}, {8, 8}, {16, 16}, {32, 32}, {33, 1}, {64, 32}, {0, 1}};
+    for (const auto& e : expected) {
+        const int stride = e.first, w = e.second;
+        CAPTURE(stride);
+        const BankReport r = bank_model(strided_addresses(stride, 4), 4);
+        CHECK(r.wavefronts == w);
+        CHECK(r.ideal == 1);
+        CHECK(r.degree() == w);
+    }
+    const BankReport unit = bank_model(strided_addresses(1, 4), 4);
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+        CHECK(unit.bank[lane] == lane);
+        CHECK(unit.pass[lane] == 0);
+    }
+    const BankReport column = bank_model(strided_addresses(32, 4), 4);
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+        CHECK(column.bank[lane] == 0);
+        CHECK(column.pass[lane] == lane);  // one lane per wavefront
+    }
+}
+
+TEST_CASE("bank model: mixed pattern, inactive lanes, and bad input") {
+    // Lanes 4b..4b+3 hit bank b; two of them share each word: 2 distinct words per bank.
+    CHECK(wavefronts(probe_named(probe_table(), "w4_mixed_pairs").addr, 4) == 2);
+    // Lanes 0..3 on four words of bank 0, lane 4 on one of those words again, the rest elsewhere.
+    std::vector<std::int64_t> a = strided_addresses(1, 4);
+    for (int lane = 0; lane < 4; ++lane) a[lane] = lane * 128;
+    a[4] = 256;
+    CHECK(wavefronts(a, 4) == 4);
+    std::vector<std::int64_t> few(kWarpSize, kInactive);
+    few[3] = 0, few[7] = 128;  // two lanes, same bank, different words
+    CHECK(wavefronts(few, 4) == 2);
+    CHECK(wavefronts(std::vector<std::int64_t>(kWarpSize, kInactive), 4) == 0);
+    CHECK_THROWS_AS(bank_model(strided_addresses(1, 4), 3), std::invalid_argument);
+    CHECK_THROWS_AS(bank_model({2}, 4), std::invalid_argument);   // not 4-byte aligned
+    CHECK_THROWS_AS(bank_model({4}, 8), std::invalid_argument);   // not 8-byte aligned
+    CHECK_THROWS_AS(bank_model(std::vector<std::int64_t>(33, 0), 4), std::invalid_argument);
+}
+
+TEST_CASE("bank model, 8- and 16-byte accesses: half-warp and quarter-warp phases") {
+    // Contiguous float2 / float4 rows: one wavefront per phase, the ideal.
+    const BankReport f2 = bank_model(strided_addresses(1, 8), 8), f4 = bank_model(strided_addresses(1, 16), 16);
+    CHECK(f2.wavefronts == 2);
+    CHECK(f2.ideal == 2);
+    CHECK(f2.degree() == 1);
+    CHECK(f4.wavefronts == 4);
+    CHECK(f4.ideal == 4);
+    CHECK(f4.degree() == 1);
+    // Every other element: each phase spans 64 words, 2 per bank.
+    CHECK(wavefronts(strided_addresses(2, 8), 8) == 4);
+    CHECK(wavefronts(strided_addresses(2, 16), 16) == 8);
+    // Broadcast costs one wavefront per phase in this model (the assumption ncu must confirm).
+    CHECK(wavefronts(strided_addresses(0, 8), 8) == 2);
+    CHECK(wavefronts(strided_addresses(0, 16), 16) == 4);
+    // Doubles: a column of a 32x32 tile is 16 words in one bank pair per phase; padding fixes it.
+    CHECK(wavefronts(probe_named(probe_table(), "double32x32_column").addr, 8) == 32);
+    CHECK(wavefronts(probe_named(probe_table(), "double32x33_column").addr, 8) == 2);
+}
+
+TEST_CASE("tile column reads: 32x32 is 32-way; 32x33 and the XOR swizzle are conflict-free; 16x16 is 8-way") {
+    CHECK(wavefronts(scalar_tile_access<UnpaddedTile<32>>().drain, 4) == 32);
+    CHECK(wavefronts(scalar_tile_access<PaddedTile<32>>().drain, 4) == 1);
+    CHECK(wavefronts(scalar_tile_access<SwizzledTile<32>>().drain, 4) == 1);
+    CHECK(wavefronts(probe_named(probe_table(), "tile16x16_column").addr, 4) == 8);
+    CHECK(wavefronts(probe_named(probe_table(), "tile16x17_column").addr, 4) == 2);
+}
+
+TEST_CASE("every warp instruction of every transpose: fills are conflict-free, only the unpadded drain conflicts") {
+    CHECK(worst_scalar_tile<UnpaddedTile<32>>() == std::pair{1, 32});
+    CHECK(worst_scalar_tile<PaddedTile<32>>() == std::pair{1, 1});
+    CHECK(worst_scalar_tile<SwizzledTile<32>>() == std::pair{1, 1});
+    CHECK(worst_vec4_tile<PaddedTile<64>>() == std::pair{1, 1});
+    CHECK(worst_vec4_tile<SwizzledTile<64>>() == std::pair{1, 1});
+    CHECK(worst_vec4_tile<UnpaddedTile<64>>().second == 8);  // 4 columns, 8 rows each: still 8-way
+    // The lesson's printed table agrees with the exhaustive check for its first warp.
+    for (const Transpose& k : kTransposes) {
+        CAPTURE(k.name);
+        CHECK(wavefronts(k.access().fill, 4) == 1);
+    }
+}
+
+TEST_CASE("tile layouts keep every element in its own word") {
+    CHECK(is_one_to_one<32, UnpaddedTile<32>>());
+    CHECK(is_one_to_one<32, PaddedTile<32>>());
+    CHECK(is_one_to_one<32, SwizzledTile<32>>());
+    CHECK(is_one_to_one<64, PaddedTile<64>>());
+    CHECK(is_one_to_one<64, SwizzledTile<64>>());
+}
+
+TEST_CASE("probe table: unique names, aligned, inside the probe array") {
+    std::set<std::string> names;
+    for (const Probe& p : probe_table()) {
+        CAPTURE(p.name);
+        CHECK(names.insert(p.name).second);
+        CHECK(p.addr.size() == static_cast<std::size_t>(kWarpSize));
+        for (std::int64_t a : p.addr) {
+            CHECK(a % p.width == 0);
+            CHECK(a + p.width <= kProbeWords * 4);
+        }
+    }
+    CHECK_THROWS_AS(probe_named(probe_table(), "no_such_probe"), course::UsageError);
+}
+
+TEST_CASE("transpose_cpu and the microbenchmark's CPU sums") {
+    const std::vector<float> in = course::random_floats(5 * 7, 1);
+    const std::vector<float> out = transpose_cpu(in, 5, 7);
+    for (int r = 0; r < 5; ++r)
+        for (int c = 0; c < 7; ++c) CHECK(out[c * 5 + r] == in[r * 7 + c]);
+    const std::vector<unsigned> table = random_words(kBenchWords, 3);
+    const auto broadcast = stride_bench_cpu(table, 0, 40);
+    for (unsigned s : broadcast) CHECK(s == broadcast[0]);  // every lane reads the same words
+    const auto unit = stride_bench_cpu(table, 1, 1);
+    unsigned lane0 = 0;
+    for (int k = 0; k < kBenchUnroll; ++k) lane0 += table[k * 32];
+    CHECK(unit[0] == lane0);
+}
+
+GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, output poisoned first") {
+    for (const Transpose& k : kTransposes) {
+        for (const auto& shape : kShapes) {
+            const int rows = shape.first, cols = shape.second;
+            CAPTURE(k.name);
+            CAPTURE(rows);
+            CAPTURE(cols);
+            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+            course::DeviceBuffer<float> in(host_in), out(host_in.size());
+            out.poison();
+            k.launch(in.data(), out.data(), rows, cols);
+            const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
+            INFO(r.summary());
+            CHECK(r.ok());
+        }
+    }
+}
+
+GPU_TEST_CASE("the stride microbenchmark computes the sums the CPU computes, for every stride") {
+    constexpr int kBlocks = 3, kSteps = 40;  // more steps than kBenchShifts, so the offsets wrap
+    const std::vector<unsigned> table = random_words(kBenchWords, 11);
+    course::DeviceBuffer<unsigned> d_table(table), d_out(kBlocks * kBenchThreads);
+    for (int stride : {0, 1, 2, 3, 4, 8, 16, 32, 33, 64}) {
+        CAPTURE(stride);
+        d_out.poison();
+        launch_shared_stride_bench(d_table.data(), d_out.data(), stride, kSteps, kBlocks);
+        const std::vector<unsigned> got = d_out.to_host();
+        const auto want = stride_bench_cpu(table, stride, kSteps);
+        int wrong = 0;
+        for (std::size_t t = 0; t < got.size(); ++t) wrong += got[t] != want[t % kWarpSize];
+        CHECK(wrong == 0);
+    }
+    CHECK_THROWS_AS(launch_shared_stride_bench(d_table.data(), d_out.data(), kBenchMaxStride + 1, 1, 1),
+                    std::invalid_argument);
+}
+
+GPU_TEST_CASE("bank_probe loads exactly the words each probe pattern names") {
+    const std::vector<unsigned> table = random_words(kProbeWords, 5);
+    for (const Probe& p : probe_table()) {
+        CAPTURE(p.name);
+        const std::vector<unsigned> got = run_probe(p, table);
+        int wrong = 0;
+        for (int lane = 0; lane < kWarpSize; ++lane)
+            for (int w = 0; w < p.width / 4; ++w) wrong += got[lane * p.width / 4 + w] != table[p.addr[lane] / 4 + w];
+        CHECK(wrong == 0);
+    }
+}

@@ -1,0 +1,609 @@
+// Lesson 06 — bank conflicts you can predict, see and measure.
+//
+// What it shows:
+//   * a host-side bank model: give it the byte addresses one warp touches and the access width
+//     (4, 8 or 16 bytes) and it says which bank each lane hits and how many shared-memory
+//     wavefronts the access costs; it prints lane-by-bank maps a learner can read;
+//   * a throughput-bound microbenchmark, one stride per run, timed beside the model's degree;
+//   * the 8192 x 8192 transpose again: 32x32 unpadded, 32x33 padded, XOR-swizzled, plus faster
+//     64x64-tile variants (float4 global loads and stores), beside cudaMemcpy measured in the same run;
+//   * `bank_probe`: one warp doing one shared load, so Nsight Compute's counters map 1:1 onto the
+//     model (see README.md and ncu_probes.sh).
+// What the sources got wrong: "padding gives 4x" (150 -> 600 GB/s). On an H200 it is about 2x for a
+// 32x32 tile, and almost nothing for a 16x16 tile; the model below says why. Their compute
+// capability 1.x-3.x bank rules and cudaDeviceSetSharedMemConfig (8-byte banks) are history.
+// What it leaves out: ldmatrix / TMA swizzle modes, stores with conflicts (same rules as loads).
+// Read next: CUDA C++ Programming Guide, "Shared Memory" under compute capability 5.x and later;
+// the Nsight Compute Kernel Profiling Guide, "Memory Tables" (wavefronts, bank conflicts).
+#include "lesson.cuh"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+// ================================================================ 1. the bank model (host only)
+//
+// Shared memory is 32 banks, each 4 bytes wide; 4-byte word w lives in bank w % 32. One pass over
+// the banks (a "wavefront") can serve one word per bank, and any number of lanes asking for the
+// same word (broadcast). So, for 4-byte accesses:
+//     wavefronts = max over banks of the number of DISTINCT words requested in that bank.
+// A wavefront moves at most 128 bytes. An 8-byte access by 32 lanes wants 256 bytes, so the model
+// splits the warp into two phases of 16 lanes (half-warps) and a 16-byte access into four phases of
+// 8 lanes (quarter-warps); each phase costs max-distinct-words-per-bank wavefronts of its own.
+// Assumption, to be confirmed with Nsight Compute (README.md): the hardware always splits 8- and
+// 16-byte accesses this way, even when fewer bytes are asked for (an 8-byte broadcast is 2 here).
+
+constexpr int kWarpSize = 32;
+constexpr int kBanks = 32;
+constexpr int kBankBytes = 4;
+constexpr std::int64_t kInactive = -1;  // an address for a lane that does not take part
+
+struct BankReport {
+    int width = 4;                        // bytes per lane: 4, 8 or 16
+    int phases = 1;                       // 1, 2 or 4 groups of lanes served one after the other
+    std::array<int, kWarpSize> bank{};    // first bank each lane touches, -1 if inactive
+    std::array<int, kWarpSize> pass{};    // in which wavefront the lane is served (one schedule)
+    int wavefronts = 0;                   // total, over all phases
+    int ideal = 0;                        // the fewest wavefronts this many bytes could take
+    int degree() const { return ideal ? wavefronts / ideal : 0; }  // slowdown vs conflict-free
+};
+
+/// The model. byte_addr[lane] is the shared-memory byte address of lane `lane` (kInactive to skip).
+BankReport bank_model(const std::vector<std::int64_t>& byte_addr, int width) {
+    if (width != 4 && width != 8 && width != 16) throw std::invalid_argument("bank_model: width must be 4, 8 or 16");
+    if (byte_addr.size() > kWarpSize) throw std::invalid_argument("bank_model: at most 32 lanes");
+    BankReport r;
+    r.width = width;
+    r.phases = width / kBankBytes;
+    r.bank.fill(-1);
+    r.pass.fill(-1);
+    const int lanes_per_phase = kWarpSize / r.phases;
+    for (int phase = 0; phase < r.phases; ++phase) {
+        std::array<std::vector<std::int64_t>, kBanks> words;  // distinct words per bank, first-come order
+        bool active = false;
+        for (int lane = phase * lanes_per_phase; lane < (phase + 1) * lanes_per_phase; ++lane) {
+            if (lane >= static_cast<int>(byte_addr.size()) || byte_addr[lane] == kInactive) continue;
+            if (byte_addr[lane] < 0 || byte_addr[lane] % width != 0)
+                throw std::invalid_argument("bank_model: lane " + std::to_string(lane) + " address not aligned to width");
+            active = true;
+            const std::int64_t first_word = byte_addr[lane] / kBankBytes;
+            r.bank[lane] = static_cast<int>(first_word % kBanks);
+            int pass = 0;
+            for (std::int64_t w = first_word; w < first_word + width / kBankBytes; ++w) {
+                auto& in_bank = words[w % kBanks];
+                auto it = std::find(in_bank.begin(), in_bank.end(), w);
+                if (it == in_bank.end()) it = in_bank.insert(in_bank.end(), w);
+                pass = std::max(pass, static_cast<int>(it - in_bank.begin()));
+            }
+            r.pass[lane] = r.wavefronts + pass;  // offset by the wavefronts of earlier phases
+        }
+        std::size_t worst = 0;
+        for (const auto& in_bank : words) worst = std::max(worst, in_bank.size());
+        r.wavefronts += static_cast<int>(worst);
+        r.ideal += active ? 1 : 0;
+    }
+    return r;
+}
+
+/// Lane l at byte l * stride * width: the pattern of s[lane * stride] for an array of that width.
+std::vector<std::int64_t> strided_addresses(int stride, int width) {
+    std::vector<std::int64_t> a;
+    for (int lane = 0; lane < kWarpSize; ++lane) a.push_back(static_cast<std::int64_t>(lane) * stride * width);
+    return a;
+}
+
+/// One line of the map: which wavefront serves each bank for this lane ('.' = bank not touched).
+/// Wavefront numbers 0..31 are printed as 0-9 then a-v.
+std::string map_row(const BankReport& r, const std::vector<std::int64_t>& addr, int lane) {
+    std::string row(kBanks, '.');
+    if (r.bank[lane] < 0) return row;
+    const char* digits = "0123456789abcdefghijklmnopqrstuv";
+    for (int k = 0; k < r.width / kBankBytes; ++k)
+        row[(addr[lane] / kBankBytes + k) % kBanks] = r.pass[lane] < 32 ? digits[r.pass[lane]] : '+';
+    return row;
+}
+
+/// Two maps side by side: lanes down, banks across, each mark = the wavefront that serves the lane.
+void print_maps(const char* title_a, const std::vector<std::int64_t>& a, const char* title_b,
+                const std::vector<std::int64_t>& b, int width) {
+    const BankReport ra = bank_model(a, width), rb = bank_model(b, width);
+    std::printf("  %-38s %s\n", title_a, title_b);
+    const char* ruler = "0         10        20        30  ";
+    std::printf("  lane  bank %s     %s\n", ruler, ruler);
+    for (int lane = 0; lane < kWarpSize; ++lane)
+        std::printf("  %4d       %s       %s\n", lane, map_row(ra, a, lane).c_str(), map_row(rb, b, lane).c_str());
+    std::printf("  wavefronts: %-26d wavefronts: %d\n\n", ra.wavefronts, rb.wavefronts);
+}
+
+// ================================================================ 2. tile layouts, shared by kernels and model
+// Where element (r, c) of a tile lives in shared memory, in 4-byte words. The kernels and the model
+// both call at(), so the printed analysis is about exactly the code that runs.
+
+template <int kTile>
+struct UnpaddedTile {  // row r starts at word r * kTile: every row starts in bank 0 (kTile % 32 == 0)
+    static constexpr int kWords = kTile * kTile;
+    __host__ __device__ static constexpr int at(int r, int c) { return r * kTile + c; }
+};
+template <int kTile>
+struct PaddedTile {  // one spare word per row: row r starts in bank r % 32, a column spreads over banks
+    static constexpr int kWords = kTile * (kTile + 1);
+    __host__ __device__ static constexpr int at(int r, int c) { return r * (kTile + 1) + c; }
+};
+template <int kTile>
+struct SwizzledTile {  // no spare words: column c of row r is stored at column c ^ (r % 32) of that row
+    static constexpr int kWords = kTile * kTile;
+    __host__ __device__ static constexpr int at(int r, int c) { return r * kTile + (c ^ (r % 32)); }
+};
+
+// ================================================================ 3. kernels
+
+// ---- the microbenchmark: every lane loads s[lane * stride + offset] many times.
+constexpr int kBenchThreads = 256;
+constexpr int kBenchWords = 4096;   // 16 KB of shared memory per block
+constexpr int kBenchUnroll = 32;    // independent loads in flight per thread per step
+constexpr int kBenchShifts = 32;    // distinct offsets cycled through, so no load can be hoisted
+constexpr int kBenchMaxStride = 64;
+static_assert((kWarpSize - 1) * kBenchMaxStride + (kBenchShifts - 1) * 32 + (kBenchUnroll - 1) * 32 < kBenchWords,
+              "the largest index must stay inside the array");
+
+/// Why this shape: 32 independent loads per step (no load waits for another), full occupancy, and
+/// one add per load, so the shared-memory pipe, not latency, sets the time. Every load of a step is
+/// k * 32 words past the first (same banks), and each step moves the base by a multiple of 32 words,
+/// so every load has exactly the conflict degree of s[lane * stride]. The sum is written out so the
+/// loads are not dead code; unsigned addition wraps, so the CPU can reproduce it bit for bit.
+__global__ void __launch_bounds__(kBenchThreads)
+    shared_stride_bench(const unsigned* __restrict__ table, unsigned* __restrict__ out, int stride, int steps) {
+    __shared__ unsigned s[kBenchWords];
+    for (int i = threadIdx.x; i < kBenchWords; i += blockDim.x) s[i] = table[i];  // conflict-free fill
+    __syncthreads();
+    const unsigned* base = s + (threadIdx.x % kWarpSize) * stride;
+    unsigned sum = 0;
+    for (int step = 0; step < steps; ++step) {
+        const unsigned* p = base + (step % kBenchShifts) * 32;
+#pragma unroll
+        for (int k = 0; k < kBenchUnroll; ++k) sum += p[k * 32];
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// ---- the probe: one warp, exactly one shared load of type T, for Nsight Compute.
+constexpr int kProbeWords = 8192;  // 32 KB; filled with 16-byte stores: 256 conflict-free store wavefronts
+
+template <class T>  // unsigned (LDS), uint2 (LDS.64) or uint4 (LDS.128)
+__global__ void bank_probe(const uint4* __restrict__ table, const int* __restrict__ element, T* __restrict__ out) {
+    __shared__ uint4 s[kProbeWords / 4];
+    for (int i = threadIdx.x; i < kProbeWords / 4; i += blockDim.x) s[i] = table[i];
+    __syncthreads();
+    const int e = element[threadIdx.x];  // index in units of T; -1 = this lane stays out
+    if (e >= 0) out[threadIdx.x] = reinterpret_cast<const T*>(s)[e];
+}
+
+// ---- the transposes. `in` is rows x cols, `out` is cols x rows; any shape works.
+constexpr int kBlockX = 32;
+constexpr int kBlockY = 8;
+
+/// The teaching kernel: a 32 x 32 tile per block of 32 x 8 threads, 4 elements per thread. Fill: a
+/// warp reads part of an input row (coalesced) and writes a tile ROW. Drain: a warp reads a tile
+/// COLUMN and writes part of an output row (coalesced). The column read is where banks matter.
+constexpr int kTile = 32;
+
+template <class Layout>
+__global__ void __launch_bounds__(kBlockX * kBlockY)
+    transpose_tiled(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    constexpr int kSteps = kTile / kBlockY;
+    __shared__ float tile[Layout::kWords];
+    const int row0 = blockIdx.y * kTile, col0 = blockIdx.x * kTile;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    float v[kSteps];
+#pragma unroll  // all global loads first: several independent loads in flight per thread
+    for (int j = 0; j < kSteps; ++j) {
+        const int r = row0 + ty + j * kBlockY, c = col0 + tx;
+        if (r < rows && c < cols) v[j] = in[r * cols + c];
+    }
+#pragma unroll
+    for (int j = 0; j < kSteps; ++j)
+        if (row0 + ty + j * kBlockY < rows && col0 + tx < cols) tile[Layout::at(ty + j * kBlockY, tx)] = v[j];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kSteps; ++j) {
+        const int r = col0 + ty + j * kBlockY, c = row0 + tx;  // position in `out` (cols x rows)
+        if (r < cols && c < rows) out[r * rows + c] = tile[Layout::at(tx, ty + j * kBlockY)];
+    }
+}
+
+/// The fast candidates: a 64 x 64 tile, float4 global loads AND stores (16 bytes per lane, several
+/// per thread in flight). A warp handles a 4-row x 32-column piece: lane l takes row l / 8, columns
+/// 4 * (l % 8) .. +3. Fill: 4 scalar stores into 4 columns of one tile row. Drain: a lane gathers 4
+/// values from 4 consecutive tile rows of one column and writes them as one float4 of `out`.
+/// Shared accesses stay 4 bytes wide, so the bank analysis is the 4-byte one (printed by the lesson).
+/// Fallback: where a float4 would leave the matrix or be misaligned (cols or rows not a multiple
+/// of 4), the lane moves its 4 elements one by one, each guarded.
+constexpr int kVecTile = 64;
+
+template <int kThreads, class Layout>
+__global__ void __launch_bounds__(kThreads)
+    transpose_tiled_vec4(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    constexpr int kWarps = kThreads / kWarpSize, kColPieces = kVecTile / 32;
+    constexpr int kPerThread = (kVecTile / 4) * kColPieces / kWarps;  // float4s per thread each way
+    __shared__ float tile[Layout::kWords];
+    const int row0 = blockIdx.y * kVecTile, col0 = blockIdx.x * kVecTile;
+    const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+    const int pr = lane / 8, pc = (lane % 8) * 4;  // the lane's row and first column inside a piece
+    const bool in_aligned = cols % 4 == 0, out_aligned = rows % 4 == 0;
+    float v[kPerThread][4];
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+        const int piece = warp + k * kWarps;
+        const int r = row0 + (piece / kColPieces) * 4 + pr, c = col0 + (piece % kColPieces) * 32 + pc;
+        if (r >= rows) continue;
+        if (in_aligned && c + 3 < cols) {
+            const float4 q = *reinterpret_cast<const float4*>(in + r * cols + c);
+            v[k][0] = q.x, v[k][1] = q.y, v[k][2] = q.z, v[k][3] = q.w;
+        } else {
+            for (int i = 0; i < 4; ++i) v[k][i] = c + i < cols ? in[r * cols + c + i] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+        const int piece = warp + k * kWarps;
+        const int tr = (piece / kColPieces) * 4 + pr, tc = (piece % kColPieces) * 32 + pc;
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            if (row0 + tr < rows && col0 + tc + i < cols) tile[Layout::at(tr, tc + i)] = v[k][i];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+        const int piece = warp + k * kWarps;
+        const int tc = (piece / kColPieces) * 4 + pr;   // tile column = row of `out`
+        const int tr = (piece % kColPieces) * 32 + pc;  // first of 4 tile rows = columns of `out`
+        const int r = col0 + tc, c = row0 + tr;         // position in `out` (cols x rows)
+        if (r >= cols) continue;
+        if (out_aligned && c + 3 < rows) {
+            const float4 q{tile[Layout::at(tr, tc)], tile[Layout::at(tr + 1, tc)], tile[Layout::at(tr + 2, tc)],
+                           tile[Layout::at(tr + 3, tc)]};
+            *reinterpret_cast<float4*>(out + r * rows + c) = q;
+        } else {
+            for (int i = 0; i < 4; ++i)
+                if (c + i < rows) out[r * rows + c + i] = tile[Layout::at(tr + i, tc)];
+        }
+    }
+}
+
+// ================================================================ 4. launchers (the check calls these too)
+
+using Launcher = void (*)(const float* in, float* out, int rows, int cols);
+
+template <class Layout>
+void launch_transpose_tiled(const float* in, float* out, int rows, int cols) {
+    const dim3 grid(course::ceil_div(cols, kTile), course::ceil_div(rows, kTile));
+    transpose_tiled<Layout><<<grid, dim3(kBlockX, kBlockY)>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <int kThreads, class Layout>
+void launch_transpose_tiled_vec4(const float* in, float* out, int rows, int cols) {
+    // Ask for the largest shared-memory carveout once, so that as many 16.6 KB tiles as the thread
+    // limit allows can be resident on an SM (the driver may otherwise keep more L1, fewer blocks).
+    static const bool configured = [] {
+        CUDA_CHECK(cudaFuncSetAttribute(transpose_tiled_vec4<kThreads, Layout>,
+                                        cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+        return true;
+    }();
+    (void)configured;
+    const dim3 grid(course::ceil_div(cols, kVecTile), course::ceil_div(rows, kVecTile));
+    transpose_tiled_vec4<kThreads, Layout><<<grid, kThreads>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+void launch_shared_stride_bench(const unsigned* table, unsigned* out, int stride, int steps, int blocks) {
+    if (stride < 0 || stride > kBenchMaxStride) throw std::invalid_argument("stride out of range");
+    shared_stride_bench<<<blocks, kBenchThreads>>>(table, out, stride, steps);
+    CUDA_CHECK_LAUNCH();
+}
+
+/// Blocks that fill every SM exactly once (no tail wave to blur the timing).
+int bench_blocks(const course::DeviceReport& gpu) {
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shared_stride_bench, kBenchThreads, 0));
+    return std::max(1, per_sm) * gpu.sm_count;
+}
+
+// ---- what a warp of each transpose touches in shared memory (block (0,0), warp 0, first step)
+struct TileAccess {
+    std::vector<std::int64_t> fill, drain;  // byte addresses of one 4-byte store / load instruction
+};
+template <class Layout>
+TileAccess scalar_tile_access() {  // transpose_tiled: warp 0 has threadIdx.y = 0, threadIdx.x = lane
+    TileAccess a;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+        a.fill.push_back(Layout::at(0, lane) * 4);
+        a.drain.push_back(Layout::at(lane, 0) * 4);
+    }
+    return a;
+}
+template <class Layout>
+TileAccess vec4_tile_access() {  // transpose_tiled_vec4, piece 0, the first (i = 0) of the 4 accesses
+                                 // (the same for any block size: a piece is one warp's work)
+    TileAccess a;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+        a.fill.push_back(Layout::at(lane / 8, (lane % 8) * 4) * 4);
+        a.drain.push_back(Layout::at((lane % 8) * 4, lane / 8) * 4);
+    }
+    return a;
+}
+
+struct Transpose {
+    const char* name;
+    Launcher launch;
+    TileAccess (*access)();
+};
+/// The teaching trio first, then the candidates for >= 90% of a device copy.
+const Transpose kTransposes[] = {
+    {"tiled 32x32 unpadded", launch_transpose_tiled<UnpaddedTile<32>>, scalar_tile_access<UnpaddedTile<32>>},
+    {"tiled 32x33 padded", launch_transpose_tiled<PaddedTile<32>>, scalar_tile_access<PaddedTile<32>>},
+    {"tiled 32x32 xor-swizzled", launch_transpose_tiled<SwizzledTile<32>>, scalar_tile_access<SwizzledTile<32>>},
+    {"64x65 padded, float4, 256 threads", launch_transpose_tiled_vec4<256, PaddedTile<64>>, vec4_tile_access<PaddedTile<64>>},
+    {"64x64 xor-swizzled, float4, 256 threads", launch_transpose_tiled_vec4<256, SwizzledTile<64>>,
+     vec4_tile_access<SwizzledTile<64>>},
+    {"64x65 padded, float4, 128 threads", launch_transpose_tiled_vec4<128, PaddedTile<64>>, vec4_tile_access<PaddedTile<64>>},
+};
+
+// ================================================================ 5. CPU side and the probe table
+
+std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
+    std::vector<float> out(in.size());
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
+    return out;
+}
+
+/// What shared_stride_bench leaves in out[t] for each lane t % 32 (every block, every warp alike).
+std::array<unsigned, kWarpSize> stride_bench_cpu(const std::vector<unsigned>& table, int stride, int steps) {
+    std::array<unsigned, kWarpSize> sums{};
+    for (int lane = 0; lane < kWarpSize; ++lane)
+        for (int step = 0; step < steps; ++step)
+            for (int k = 0; k < kBenchUnroll; ++k) sums[lane] += table[lane * stride + (step % kBenchShifts) * 32 + k * 32];
+    return sums;
+}
+
+struct Probe {
+    std::string name;
+    int width;                         // bytes per lane
+    std::vector<std::int64_t> addr;    // byte address per lane
+};
+Probe stride_probe(int stride, int width) {
+    return {"w" + std::to_string(width) + "_stride" + std::to_string(stride), width, strided_addresses(stride, width)};
+}
+template <class F>
+std::vector<std::int64_t> lanes(F byte_address_of_lane) {
+    std::vector<std::int64_t> a;
+    for (int lane = 0; lane < kWarpSize; ++lane) a.push_back(byte_address_of_lane(lane));
+    return a;
+}
+/// Every pattern the lesson discusses, as a one-instruction probe for Nsight Compute.
+std::vector<Probe> probe_table() {
+    std::vector<Probe> p;
+    for (int s : {0, 1, 2, 3, 4, 8, 16, 32, 33, 64}) p.push_back(stride_probe(s, 4));
+    for (int s : {0, 1, 2}) p.push_back(stride_probe(s, 8));
+    for (int s : {0, 1, 2}) p.push_back(stride_probe(s, 16));
+    // Mixed: lanes 4b..4b+3 all in bank b; lanes 4b and 4b+2 share a word, as do 4b+1 and 4b+3.
+    p.push_back({"w4_mixed_pairs", 4, lanes([](int l) { return ((l % 2) * 32 + l / 4) * 4; })});
+    p.push_back({"tile32x32_column", 4, scalar_tile_access<UnpaddedTile<32>>().drain});
+    p.push_back({"tile32x33_column", 4, scalar_tile_access<PaddedTile<32>>().drain});
+    p.push_back({"tile32x32_xor_column", 4, scalar_tile_access<SwizzledTile<32>>().drain});
+    // 16x16 threads on a 16x16 tile: a warp is threadIdx.y = 0 and 1, reading tile[tx][ty].
+    p.push_back({"tile16x16_column", 4, lanes([](int l) { return ((l % 16) * 16 + l / 16) * 4; })});
+    p.push_back({"tile16x17_column", 4, lanes([](int l) { return ((l % 16) * 17 + l / 16) * 4; })});
+    p.push_back({"double32x32_column", 8, lanes([](int l) { return l * 32 * 8; })});
+    p.push_back({"double32x33_column", 8, lanes([](int l) { return l * 33 * 8; })});
+    p.push_back({"tile64x65_vec4_fill", 4, vec4_tile_access<PaddedTile<64>>().fill});
+    p.push_back({"tile64x65_vec4_gather", 4, vec4_tile_access<PaddedTile<64>>().drain});
+    p.push_back({"tile64_xor_vec4_fill", 4, vec4_tile_access<SwizzledTile<64>>().fill});
+    p.push_back({"tile64_xor_vec4_gather", 4, vec4_tile_access<SwizzledTile<64>>().drain});
+    return p;
+}
+
+/// Runs one probe: exactly one launch of bank_probe<T> with one warp. Returns the 4-byte words each
+/// lane loaded (width / 4 per lane), for the check.
+std::vector<unsigned> run_probe(const Probe& p, const std::vector<unsigned>& table) {
+    std::vector<int> element(kWarpSize, -1);
+    for (int lane = 0; lane < static_cast<int>(p.addr.size()); ++lane)
+        if (p.addr[lane] != kInactive) {
+            if (p.addr[lane] % p.width || p.addr[lane] + p.width > kProbeWords * 4)
+                throw std::invalid_argument("probe " + p.name + ": address misaligned or outside the probe array");
+            element[lane] = static_cast<int>(p.addr[lane] / p.width);
+        }
+    course::DeviceBuffer<unsigned> d_table(table), d_out(kWarpSize * p.width / 4);
+    course::DeviceBuffer<int> d_element(element);
+    d_out.poison();
+    const auto* t = reinterpret_cast<const uint4*>(d_table.data());
+    if (p.width == 4) bank_probe<unsigned><<<1, kWarpSize>>>(t, d_element.data(), d_out.data());
+    if (p.width == 8) bank_probe<uint2><<<1, kWarpSize>>>(t, d_element.data(), reinterpret_cast<uint2*>(d_out.data()));
+    if (p.width == 16) bank_probe<uint4><<<1, kWarpSize>>>(t, d_element.data(), reinterpret_cast<uint4*>(d_out.data()));
+    CUDA_CHECK_LAUNCH();
+    return d_out.to_host();
+}
+
+// ================================================================ 6. the lesson
+
+/// Shared-memory cap of a tiled transpose, GB/s of bytes read + written: each 128 bytes of output
+/// costs (fill + drain) wavefronts, and an SM serves one wavefront per clock.
+double shared_cap_gbs(int fill_wavefronts, int drain_wavefronts, int sms, double clock_hz) {
+    return 2.0 * 128.0 * sms * clock_hz / (fill_wavefronts + drain_wavefronts) / 1e9;
+}
+
+const Probe& probe_named(const std::vector<Probe>& probes, const std::string& name) {
+    const auto it = std::find_if(probes.begin(), probes.end(), [&](const Probe& p) { return p.name == name; });
+    if (it == probes.end()) throw course::UsageError("unknown probe '" + name + "' (see --list-probes)");
+    return *it;
+}
+int wavefronts_of(const std::string& probe) {
+    const Probe& p = probe_named(probe_table(), probe);
+    return bank_model(p.addr, p.width).wavefronts;
+}
+
+/// Host only: the maps and the model's verdict on every pattern the lesson uses.
+void print_model_section() {
+    std::printf("== the bank model: which wavefront serves each lane, lanes down, banks across ==\n");
+    print_maps("32x32 float tile, column 0", scalar_tile_access<UnpaddedTile<32>>().drain, "32x33 float tile, column 0",
+               scalar_tile_access<PaddedTile<32>>().drain, 4);
+    std::printf("  %-24s %6s %11s %7s\n", "pattern (= --probe name)", "width", "wavefronts", "degree");
+    for (const Probe& p : probe_table()) {
+        const BankReport r = bank_model(p.addr, p.width);
+        std::printf("  %-24s %6d %11d %7d\n", p.name.c_str(), p.width, r.wavefronts, r.degree());
+    }
+    std::printf("\n  16x16 tile read by 16x16 threads: a warp is two thread rows, so its column read touches two\n"
+                "  columns, and with 16-word rows, tile rows k and k+2 start in the same bank: %d-way unpadded,\n"
+                "  still %d-way padded to 16x17. Doubles: a column of a 32x32 double tile takes %d wavefronts, of a\n"
+                "  32x33 one %d (two phases of 16 lanes; the ideal for 256 bytes is 2).\n\n",
+                wavefronts_of("tile16x16_column"), wavefronts_of("tile16x17_column"), wavefronts_of("double32x32_column"),
+                wavefronts_of("double32x33_column"));
+}
+
+/// Needs the GPU's SM count and clock: what each transpose's shared traffic allows at best.
+void print_transpose_analysis(int sms, double clock_hz) {
+    std::printf("== each transpose's shared accesses (wavefronts per warp instruction) and the cap they imply ==\n");
+    std::printf("  one 128-byte wavefront per SM per clock; %d SMs at %.2f GHz\n", sms, clock_hz / 1e9);
+    std::printf("  %-38s %12s %12s %15s\n", "kernel", "fill (st)", "drain (ld)", "cap GB/s r+w");
+    auto row = [&](const std::string& name, int f, int d) {
+        std::printf("  %-38s %12d %12d %15.0f\n", name.c_str(), f, d, shared_cap_gbs(f, d, sms, clock_hz));
+    };
+    for (const Transpose& k : kTransposes)
+        row(k.name, bank_model(k.access().fill, 4).wavefronts, bank_model(k.access().drain, 4).wavefronts);
+    row("(16x16 unpadded, 16x16 threads)", 1, wavefronts_of("tile16x16_column"));
+    row("(16x17 padded, 16x16 threads)", 1, wavefronts_of("tile16x17_column"));
+    std::printf("  A cap far above the device copy rate cannot slow a kernel down: that is why padding matters\n"
+                "  for the 32x32 tile (32-way) and hardly for the 16x16 one (8-way), whose limit is elsewhere.\n\n");
+}
+
+int lesson(int argc, char** argv) {
+    long long rows = 8192, cols = 8192;
+    int steps = 1024, probe_stride = -1, probe_width = 4;
+    std::string probe;
+    bool list_probes = false;
+    course::TimingOptions timing;
+    course::Cli cli("06_bank_conflicts", "Bank model and maps, a stride microbenchmark, and the transpose "
+                                         "unpadded / padded / swizzled beside cudaMemcpy.");
+    cli.option("--rows", &rows, "rows of the transposed matrix", 1, 65536)
+        .option("--cols", &cols, "columns of the transposed matrix", 1, 65536)
+        .option("--steps", &steps, "microbenchmark steps (32 shared loads each) per thread", 1, 1 << 20)
+        .option("--probe", &probe, "run only bank_probe with this pattern (see --list-probes), for ncu")
+        .option("--probe-stride", &probe_stride, "run only bank_probe with s[lane * stride] (-1: off), for ncu", -1,
+                kBenchMaxStride)
+        .option("--probe-width", &probe_width, "bytes per lane for --probe-stride: 4, 8 or 16", 4, 16)
+        .flag("--list-probes", &list_probes, "print every probe pattern with the model's prediction, and exit");
+    course::add_timing_options(cli, timing);
+    if (!cli.parse(argc, argv)) return course::kExitOk;
+    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+    if (probe_width != 4 && probe_width != 8 && probe_width != 16) throw course::UsageError("--probe-width must be 4, 8 or 16");
+
+    // ---- probes: one launch, one warp, one load; the prediction is printed for ncu_probes.sh
+    std::vector<Probe> probes = probe_table();
+    if (probe_stride >= 0) {
+        probes.push_back(stride_probe(probe_stride, probe_width));
+        probe = probes.back().name;
+    }
+    if (list_probes) {
+        for (const Probe& p : probes) {
+            const BankReport r = bank_model(p.addr, p.width);
+            std::printf("%s %d %d %d\n", p.name.c_str(), p.width, r.wavefronts, r.wavefronts - r.ideal);
+        }
+        return course::kExitOk;
+    }
+    const std::vector<int> random = course::random_ints(kProbeWords, 6, 0, INT32_MAX);
+    const std::vector<unsigned> table(random.begin(), random.end());  // shared-memory contents
+    if (!probe.empty()) {
+        const Probe* it = &probe_named(probes, probe);
+        const BankReport r = bank_model(it->addr, it->width);
+        course::require_gpu();
+        const std::vector<unsigned> got = run_probe(*it, table);
+        bool ok = true;
+        for (int lane = 0; lane < kWarpSize; ++lane)
+            for (int w = 0; w < it->width / 4 && it->addr[lane] != kInactive; ++w)
+                ok &= got[lane * it->width / 4 + w] == table[it->addr[lane] / 4 + w];
+        std::printf("probe %s: width %d, model: %d load wavefronts, %d beyond the ideal %d; loaded values %s\n",
+                    it->name.c_str(), it->width, r.wavefronts, r.wavefronts - r.ideal, r.ideal, ok ? "ok" : "WRONG");
+        return ok ? course::kExitOk : course::kExitFailed;
+    }
+
+    print_model_section();
+    course::require_gpu();
+    const course::DeviceReport gpu = course::query_device();
+    course::print_device_report(gpu);
+    int clock_khz = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, gpu.index));
+    print_transpose_analysis(gpu.sm_count, clock_khz * 1e3);
+    bool all_ok = true;
+
+    // ---- the microbenchmark
+    {
+        const int blocks = bench_blocks(gpu);
+        const std::vector<unsigned> bench_table(table.begin(), table.begin() + kBenchWords);
+        course::DeviceBuffer<unsigned> d_table(bench_table), d_out(static_cast<std::size_t>(blocks) * kBenchThreads);
+        std::printf("\n== microbenchmark: every lane loads s[lane * stride], %d blocks x %d threads x %d loads ==\n",
+                    blocks, kBenchThreads, steps * kBenchUnroll);
+        std::printf("  %7s %14s %10s %18s %12s %8s\n", "stride", "model degree", "ms", "slowdown vs s=1", "within 15%?", "check");
+        double base_ms = 0;
+        for (int stride : {1, 2, 3, 4, 8, 16, 32, 33, 64, 0}) {
+            const int degree = bank_model(strided_addresses(stride, 4), 4).degree();
+            d_out.poison();
+            launch_shared_stride_bench(d_table.data(), d_out.data(), stride, steps, blocks);
+            const auto want = stride_bench_cpu(bench_table, stride, steps);
+            const std::vector<unsigned> got = d_out.to_host();
+            bool ok = true;
+            for (std::size_t t = 0; t < got.size(); ++t) ok &= got[t] == want[t % kWarpSize];
+            all_ok &= ok;
+            const double ms = course::time_gpu([&] { launch_shared_stride_bench(d_table.data(), d_out.data(), stride, steps, blocks); },
+                                               timing.warmup, timing.repeats).median_ms;
+            if (stride == 1) base_ms = ms;
+            const double slowdown = ms / base_ms;
+            const bool within = slowdown >= 0.85 * degree && slowdown <= 1.15 * degree;
+            const std::string label = stride ? std::to_string(stride) : "0 (bc)";
+            std::printf("  %7s %14d %10.4f %18.2f %12s %8s\n", label.c_str(), degree, ms, slowdown,
+                        within ? "yes" : "NO", ok ? "ok" : "FAIL");
+            if (stride == 1) {  // a throughput-bound stride 1 should come close to 128 B/clock/SM
+                const double bytes = 4.0 * blocks * kBenchThreads * steps * kBenchUnroll;
+                std::printf("  %7s stride 1: %.1f bytes per SM per clock at the rated clock (the pipe's limit: 128)\n", "",
+                            bytes / (ms * 1e-3) / gpu.sm_count / (clock_khz * 1e3));
+            }
+        }
+        std::printf("  (timing is not a correctness check: 'within 15%%?' does not change the exit code)\n");
+    }
+
+    // ---- the transpose, beside the ceiling
+    const std::size_t n = static_cast<std::size_t>(rows) * cols;
+    const double bytes_moved = 2.0 * n * sizeof(float);
+    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
+    const std::vector<float> host_in = course::random_floats(n, 2024);
+    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
+    course::DeviceBuffer<float> in(host_in), out(n);
+    course::ResultsTable results(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
+                                     std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
+                                 "GB/s");
+    const auto copy = course::time_gpu([&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); },
+                                       timing.warmup, timing.repeats);
+    results.add("cudaMemcpy device-to-device", copy.median_ms, course::gb_per_s(bytes_moved, copy.median_ms), "-", true);
+    for (const Transpose& k : kTransposes) {
+        out.poison();
+        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
+        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
+        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
+        all_ok &= check.ok();
+        const auto t = course::time_gpu([&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
+                                        timing.warmup, timing.repeats);
+        results.add(k.name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check.ok() ? "ok" : "FAIL");
+    }
+    results.print();
+    if (!timing.csv.empty()) results.append_csv(timing.csv, "06_bank_conflicts", gpu.short_description());
+    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
+    return all_ok ? course::kExitOk : course::kExitFailed;
+}
+
+#ifndef COURSE_NO_MAIN
+int main(int argc, char** argv) { return course::run_lesson(argc, argv, lesson); }
+#endif
