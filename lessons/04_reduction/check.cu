@@ -1,0 +1,253 @@
+// Checks for lesson 04. This file #includes the lesson's own main.cu (CMake passes its path as
+// COURSE_LESSON_SOURCE), so the kernels tested are the ones the lesson runs. The deliberately racy
+// kernel (reduce_tree_missing_sync) is never run here: these checks also run under
+// compute-sanitizer's racecheck, which must stay clean.
+#include COURSE_LESSON_SOURCE
+
+#include "testing.hpp"
+
+#include <cstdint>
+#include <limits>
+
+namespace {
+
+// Sizes around a warp (31, 32, 33) and a block (1023, 1025: not multiples of 4 either, for the
+// float4 tail), one where the tree needs three launches (2^20), and a large odd one (2^26 + 7).
+const long long kSizes[] = {1, 31, 32, 33, 1023, 1025, 1 << 20, (1LL << 26) + 7};
+constexpr long long kLargest = (1LL << 26) + 7;
+
+// One atomicAdd per element takes ~0.1 s at 2^26 on an H200 and far longer under
+// compute-sanitizer, which instruments every atomic: it is checked up to 2^20 only.
+constexpr long long kMaxNForAtomicPerElement = 1 << 20;
+
+/// `host` copied to the GPU once (starting `offset` floats into the buffer, to test start addresses
+/// that are not 16-byte aligned), with a result slot and a workspace: shared by all the variants.
+class OnDevice {
+public:
+    explicit OnDevice(const std::vector<float>& host, int offset = 0)
+        : n_(static_cast<long long>(host.size())), offset_(offset), in_(padded(host, offset)), out_(1),
+          ws_(n_, course::query_device().sm_count) {}
+    /// Poisons the result, runs the variant, returns what it wrote.
+    float run(const Variant& v) {
+        out_.poison();
+        v.launch(in_.data() + offset_, n_, out_.data(), ws_);
+        return out_.to_host()[0];
+    }
+
+private:
+    static std::vector<float> padded(const std::vector<float>& host, int offset) {
+        std::vector<float> p(static_cast<std::size_t>(offset), 0.0f);
+        p.insert(p.end(), host.begin(), host.end());
+        return p;
+    }
+    long long n_;
+    int offset_;
+    course::DeviceBuffer<float> in_, out_;
+    Workspace ws_;
+};
+
+/// Small integers as floats: while every partial sum, in any order, stays below 2^24 in magnitude
+/// (guaranteed when sum|x_i| < 2^24), float addition is exact and every variant must return
+/// exactly the reference. This catches a single element dropped or counted twice.
+std::vector<float> small_integers(long long n, std::uint32_t seed) {
+    const std::vector<int> ints = course::random_ints(static_cast<std::size_t>(n), seed, -8, 8);
+    return std::vector<float>(ints.begin(), ints.end());
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- host
+
+TEST_CASE("CPU references: exact on integers, and the double reference is the more accurate one") {
+    std::vector<float> x;
+    for (int i = 1; i <= 100; ++i) x.push_back(i % 2 ? static_cast<float>(i) : -static_cast<float>(i));
+    CHECK(sum_cpu<double>(x) == -50.0);
+    CHECK(sum_cpu<float>(x) == -50.0f);
+    CHECK(sum_abs_cpu(x) == 5050.0);
+    CHECK(sum_cpu<double>({0.5f, 0.25f, -0.125f}) == 0.625);
+
+    // 0.1f is not 0.1: the double loop sums the float values almost exactly, the float loop drifts.
+    const std::vector<float> tenths(1000000, 0.1f);
+    const double exact = 1000000.0 * static_cast<double>(0.1f);
+    CHECK(std::fabs(sum_cpu<double>(tenths) - exact) < 1e-6);
+    CHECK(std::fabs(sum_cpu<float>(tenths) - exact) > 100.0);
+}
+
+TEST_CASE("a float accumulator stalls at 2^24, a double one does not") {
+    CHECK(16777216.0f + 1.0f == 16777216.0f);  // the gap between floats at 2^24 is 2; 1 rounds away
+    const std::vector<float> ones(1 << 25, 1.0f);
+    CHECK(sum_cpu<float>(ones) == 16777216.0f);  // half of the true 2^25
+    CHECK(sum_cpu<double>(ones) == 33554432.0);
+    // The lesson's data, values in [0, 1): the float loop stops near 2^24 while the true sum goes on.
+    const std::vector<float> x = course::random_floats(1 << 26, 404, 0.0f, 1.0f);
+    const double reference = sum_cpu<double>(x);
+    CHECK(reference > 3.3e7);
+    CHECK(std::fabs(sum_cpu<float>(x) - reference) / reference > 0.4);
+}
+
+TEST_CASE("the error bound: zero for no additions, grows with depth, infinite once depth*u >= 1") {
+    CHECK(sum_error_bound(0, 0, 123.0) == 0.0);
+    CHECK(sum_error_bound(10, 1000, 1.0) < sum_error_bound(20, 1000, 1.0));
+    CHECK(sum_error_bound(26, 1 << 26, 1.0) == doctest::Approx(26 * 0x1p-24).epsilon(0.01));
+    CHECK(std::isinf(sum_error_bound(1LL << 24, 1LL << 24, 1.0)));
+    CHECK(std::isinf(sum_error_bound(1LL << 26, 1LL << 26, 1.0)));
+    CHECK(std::isfinite(sum_error_bound((1LL << 24) - 1, 1LL << 24, 1.0)));
+
+    // The float loop (depth n) really stays inside its bound, on data with both signs; and the
+    // bound is not absurdly loose: a tree-depth bound would be too tight for the loop.
+    const std::vector<float> x = course::random_floats(100000, 7);
+    const double err = std::fabs(sum_cpu<float>(x) - sum_cpu<double>(x));
+    CHECK(err <= sum_error_bound(100000, 100000, sum_abs_cpu(x)));
+    CHECK(err > 0);
+}
+
+TEST_CASE("check_sum: passes within the bound, fails outside it and on the NaN poison") {
+    CHECK(check_sum(100.0, 100.0, 100.0, 10, 100).pass);
+    CHECK(check_sum(100.0 + 1e-5, 100.0, 100.0, 10, 100).pass);  // bound ~ 10 * 6e-8 * 100 = 6e-5
+    CHECK_FALSE(check_sum(100.0 + 1e-3, 100.0, 100.0, 10, 100).pass);
+    CHECK_FALSE(check_sum(std::nan(""), 100.0, 100.0, 10, 100).pass);
+    CHECK_FALSE(check_sum(INFINITY, 100.0, 100.0, 1LL << 30, 100).pass);
+    const SumCheck unbounded = check_sum(50.0, 100.0, 100.0, 1LL << 26, 1LL << 26);
+    CHECK(unbounded.pass);
+    CHECK(unbounded.text.rfind("unbounded", 0) == 0);
+    CHECK(check_sum(100.0, 100.0, 100.0, 10, 100).text.find(',') == std::string::npos);  // CSV-safe
+}
+
+TEST_CASE("grid sizing: fill the GPU, but never more blocks than the data needs, never zero") {
+    CHECK(grid_stride_blocks(1, 256, 4, 1056) == 1);
+    CHECK(grid_stride_blocks(1024, 256, 4, 1056) == 1);
+    CHECK(grid_stride_blocks(1025, 256, 4, 1056) == 2);
+    CHECK(grid_stride_blocks(1LL << 26, 256, 4, 1056) == 1056);
+    CHECK(grid_stride_blocks(kMaxN, 512, 8, 528) == 528);
+    CHECK(grid_stride_blocks(1000, 256, 1, 0) == 1);  // a kernel that fits nowhere still gets a grid
+}
+
+TEST_CASE("tree launches and their partial sums") {
+    CHECK(tree_levels(1) == 1);
+    CHECK(tree_levels(256) == 1);
+    CHECK(tree_levels(257) == 2);
+    CHECK(tree_levels(65536) == 2);
+    CHECK(tree_levels(65537) == 3);
+    CHECK(tree_levels(kMaxN) == 4);
+    CHECK(tree_partials(256) == 0);
+    CHECK(tree_partials(257) == 2);
+    CHECK(tree_partials(65537) == 257 + 2);
+    CHECK(tree_partials(1LL << 26) == 262144 + 1024 + 4);
+}
+
+TEST_CASE("depth of each variant: trees are shallow, loops and atomic chains are not") {
+    for (const Variant& v : kVariants) {
+        if (v.grid_stride) continue;  // their depth depends on the GPU's size
+        CAPTURE(v.name);
+        CHECK(v.depth(1) >= 1);
+        CHECK(v.depth(1 << 20) >= v.depth(1000));
+    }
+    CHECK(kVariants[0].depth(1 << 20) == 1 << 20);  // one atomic per element: a chain of n
+    CHECK(kVariants[1].depth(1LL << 26) == 40);     // four tree launches of depth <= 10
+    CHECK(grid_stride_depth(1LL << 26, 1056, 256, true) < 300);
+    CHECK(grid_stride_depth(1LL << 26, 1056, 256, false) > 1056);
+}
+
+TEST_CASE("n = 0, a negative n and n >= 2^31 are refused before anything runs") {
+    Workspace empty;
+    for (const Variant& v : kVariants) {
+        CAPTURE(v.name);
+        CHECK_THROWS_AS(v.launch(nullptr, 0, nullptr, empty), std::invalid_argument);
+        CHECK_THROWS_AS(v.launch(nullptr, -5, nullptr, empty), std::invalid_argument);
+        CHECK_THROWS_AS(v.launch(nullptr, kMaxN + 1, nullptr, empty), std::invalid_argument);
+    }
+}
+
+TEST_CASE("the command line refuses n = 0, negative, non-numeric and too large n with a UsageError") {
+    for (const char* bad : {"0", "-3", "abc", "12abc", "2^31", "99999999999"}) {
+        CAPTURE(bad);
+        const char* args[] = {"04_reduction", "--n", bad};
+        CHECK_THROWS_AS(lesson(3, const_cast<char**>(args)), course::UsageError);
+    }
+}
+
+// ---------------------------------------------------------------- GPU
+
+GPU_TEST_CASE("every variant is within its error bound of the double reference, values of both signs") {
+    for (const long long n : kSizes) {
+        const std::vector<float> x = course::random_floats(static_cast<std::size_t>(n), static_cast<std::uint32_t>(n));
+        const double reference = sum_cpu<double>(x), sum_abs = sum_abs_cpu(x);
+        OnDevice gpu(x);
+        for (const Variant& v : kVariants) {
+            if (v.launch == launch_atomic_per_element && n > kMaxNForAtomicPerElement) continue;
+            CAPTURE(v.name);
+            CAPTURE(n);
+            const SumCheck check = check_sum(gpu.run(v), reference, sum_abs, v.depth(n), n);
+            INFO(check.text);
+            CHECK(check.pass);
+            CHECK(check.text.rfind("ok", 0) == 0);  // and the bound is a real one, not infinite
+        }
+    }
+}
+
+GPU_TEST_CASE("on small integers every variant is exact: no element dropped or counted twice") {
+    for (const long long n : kSizes) {
+        if (n > (1 << 20)) continue;  // sum|x_i| <= 8n must stay below 2^24; the large size is below
+        const std::vector<float> x = small_integers(n, static_cast<std::uint32_t>(n) + 1);
+        REQUIRE(sum_abs_cpu(x) < 16777216.0);
+        const double reference = sum_cpu<double>(x);
+        OnDevice gpu(x);
+        for (const Variant& v : kVariants) {
+            CAPTURE(v.name);
+            CAPTURE(n);
+            CHECK(gpu.run(v) == reference);
+        }
+    }
+}
+
+GPU_TEST_CASE("at 2^26 + 7 the looping variants count every element exactly once") {
+    // Mostly zeros, some ones (and the last 7, the float4 tail, all ones): sum|x_i| < 2^24, so the
+    // sum is exact in any order. The one-element-per-thread kernels have no loop; their indexing is
+    // the same at every size and is covered above.
+    std::vector<float> x = course::random_floats(static_cast<std::size_t>(kLargest), 99, 0.0f, 1.0f);
+    for (float& v : x) v = v < 0.2f ? 1.0f : 0.0f;
+    for (long long i = kLargest - 7; i < kLargest; ++i) x[static_cast<std::size_t>(i)] = 1.0f;
+    x[0] = 1.0f;
+    const double reference = sum_cpu<double>(x);
+    REQUIRE(reference < 16777216.0);
+    OnDevice gpu(x);
+    for (const Variant& v : kVariants) {
+        if (!v.grid_stride) continue;
+        CAPTURE(v.name);
+        CHECK(gpu.run(v) == reference);
+    }
+}
+
+GPU_TEST_CASE("every variant reads correctly from addresses that are not 16-byte aligned") {
+    for (const long long n : {3LL, 1025LL, 4099LL}) {
+        const std::vector<float> x = small_integers(n, static_cast<std::uint32_t>(n) * 3);
+        const double reference = sum_cpu<double>(x);
+        for (int offset = 1; offset < 4; ++offset) {
+            OnDevice gpu(x, offset);
+            for (const Variant& v : kVariants) {
+                CAPTURE(v.name);
+                CAPTURE(n);
+                CAPTURE(offset);
+                CHECK(gpu.run(v) == reference);
+            }
+        }
+    }
+}
+
+GPU_TEST_CASE("launching again gives the same sum: nothing carries over between launches") {
+    // The atomic variants must zero the result themselves; the last-block counter must be reset.
+    const long long n = 100003;
+    const std::vector<float> x = small_integers(n, 5);
+    const double reference = sum_cpu<double>(x);
+    course::DeviceBuffer<float> in(x), out(1);
+    Workspace ws(n, course::query_device().sm_count);
+    for (const Variant& v : kVariants) {
+        CAPTURE(v.name);
+        out.poison();
+        for (int round = 0; round < 3; ++round) {
+            CAPTURE(round);
+            v.launch(in.data(), n, out.data(), ws);
+            CHECK(out.to_host()[0] == reference);
+        }
+    }
+}
