@@ -250,7 +250,7 @@ void ResultsTable::append_csv(const std::string& path, const std::string& lesson
     if (fresh) f << "lesson,gpu,problem,kernel,ms,rate,unit,percent_of_ceiling,check\n";
     for (const auto& r : rows_) {
         f << csv_field(lesson) << ',' << csv_field(gpu) << ',' << csv_field(problem_) << ',' << csv_field(r.kernel)
-          << ',' << r.ms << ',' << r.rate << ',' << unit_ << ',' << percent_of_ceiling(r) << ',' << r.check << '\n';
+          << ',' << r.ms << ',' << r.rate << ',' << unit_ << ',' << percent_of_ceiling(r) << ',' << csv_field(r.check) << '\n';
     }
     if (!f) throw std::runtime_error("error while writing CSV file '" + path + "'");
 }
