@@ -10,7 +10,7 @@
 #   --only NAME      one lesson, e.g. 02_shared_transpose (repeatable)
 #   --no-sanitize    skip compute-sanitizer
 #   --no-lessons     skip running the lessons
-#   --ncu            also run lessons/06_bank_conflicts/ncu_probes.sh (Nsight Compute)
+#   --ncu            also run each selected lesson's Nsight Compute script (lessons/NN_*/ncu*.sh)
 #   any other argument after -- goes to cmake's configure step
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -93,9 +93,16 @@ if [ $sanitize -eq 1 ]; then
   done
 fi
 
-if [ $ncu -eq 1 ] && [ -x lessons/06_bank_conflicts/ncu_probes.sh ]; then
-  if lessons/06_bank_conflicts/ncu_probes.sh "$build/06_bank_conflicts" > "$out/ncu.txt" 2>&1; then note "ncu probes: ok (see $out/ncu.txt)"
-  else status=1; note "ncu probes: FAILED (see $out/ncu.txt)"; fi
+if [ $ncu -eq 1 ]; then
+  : > "$out/ncu.txt"
+  for l in "${selected[@]}"; do
+    for script in lessons/"$l"/ncu*.sh; do
+      [ -x "$script" ] || continue
+      echo "=== $script ===" >> "$out/ncu.txt"
+      if "$script" "$build" >> "$out/ncu.txt" 2>&1; then note "ncu $script: ok"
+      else status=1; note "ncu $script: FAILED (see $out/ncu.txt)"; fi
+    done
+  done
 fi
 
 echo

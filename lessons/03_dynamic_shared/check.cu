@@ -82,20 +82,24 @@ TEST_CASE("reverse_chunks_cpu reverses each chunk, the last one shorter, and twi
     CHECK(reverse_chunks_cpu(reverse_chunks_cpu(v, 3), 3) == v);
 }
 
-GPU_TEST_CASE("transpose_dynamic_tile matches the CPU for every tile size on awkward shapes, output poisoned") {
-    for (int t : kTileSizes) {
-        for (const auto& shape : kShapes) {
-            const int rows = shape.first, cols = shape.second;
-            CAPTURE(t);
-            CAPTURE(rows);
-            CAPTURE(cols);
-            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
-            course::DeviceBuffer<float> in(host_in), out(host_in.size());
-            out.poison();
-            launch_transpose_dynamic_tile(in.data(), out.data(), rows, cols, t);
-            const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
-            INFO(r.summary());
-            CHECK(r.ok());
+GPU_TEST_CASE("both dynamic-tile transposes match the CPU for every tile size on awkward shapes, output poisoned") {
+    for (const TransposeKernel kernel : {transpose_dynamic_tile_plain, transpose_dynamic_tile}) {
+        const bool plain = kernel == transpose_dynamic_tile_plain;
+        CAPTURE(plain);
+        for (int t : kTileSizes) {
+            for (const auto& shape : kShapes) {
+                const int rows = shape.first, cols = shape.second;
+                CAPTURE(t);
+                CAPTURE(rows);
+                CAPTURE(cols);
+                const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+                course::DeviceBuffer<float> in(host_in), out(host_in.size());
+                out.poison();
+                launch_transpose_dynamic_tile(in.data(), out.data(), rows, cols, t, kernel);
+                const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
+                INFO(r.summary());
+                CHECK(r.ok());
+            }
         }
     }
 }

@@ -9,7 +9,9 @@
 //   * requests beyond the GPU's per-block limit refused on the host with a message that names
 //     both numbers (DoesNotFitError, exit code 4), before anything is launched;
 //   * the transpose of lesson 02 with the tile edge chosen at run time (--tile), the padded
-//     tile flattened by hand: element (y, x) at y * (tile + 1) + x;
+//     tile flattened by hand: element (y, x) at y * (tile + 1) + x — and what a run-time loop
+//     step can cost: written plainly, the loop is not unrolled and each thread has one load in
+//     flight, so the kernel groups its rows by a compile-time count (both versions are timed);
 //   * three arrays of different types (double, float, char) carved out of one dynamic buffer,
 //     largest alignment first, so every array starts on an address its type can be loaded from;
 //   * the shared-memory carveout, and what the occupancy calculator makes of it.
@@ -100,8 +102,13 @@ int validate_tile(long long tile) {
 dim3 transpose_block(int tile) { return dim3(tile, std::max(1, std::min(tile, 256 / tile))); }
 std::size_t transpose_smem_bytes(int tile) { return static_cast<std::size_t>(tile) * (tile + 1) * sizeof(float); }
 
-/// Lesson 02's padded transpose with the tile edge = blockDim.x, rows per pass = blockDim.y.
-__global__ void transpose_dynamic_tile(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+/// Lesson 02's padded transpose with the tile edge = blockDim.x, rows per pass = blockDim.y,
+/// written the obvious way. It is correct, and slow: in lesson 02 the loop step was the constant
+/// 8 and the compiler unrolled the loop, so a thread's 4 loads could be in flight together.
+/// Here the step is blockDim.y, and nvcc 13.0 leaves this loop rolled (see its PTX: one
+/// ld.global, the st.shared that must wait for it, the branch back): one 4-byte load in flight
+/// per thread at a time. Kept to be measured beside the version below.
+__global__ void transpose_dynamic_tile_plain(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     extern __shared__ float tile[];  // blockDim.x rows of pitch = blockDim.x + 1 floats
     const int edge = blockDim.x, pitch = edge + 1;
     const int row0 = blockIdx.y * edge, col0 = blockIdx.x * edge;
@@ -116,11 +123,49 @@ __global__ void transpose_dynamic_tile(const float* __restrict__ in, float* __re
     }
 }
 
-void launch_transpose_dynamic_tile(const float* in, float* out, int rows, int cols, int tile) {
+/// The same transpose, with a thread's rows (threadIdx.y, + blockDim.y, + 2 * blockDim.y, ...)
+/// taken kRowsInFlight at a time: all global loads of a group go into registers before any of
+/// them is written to shared memory, so they are in flight together whatever the compiler does
+/// with the outer loop. The inner loops have a compile-time trip count, so they unroll. The
+/// store phase is grouped the same way (shared loads first, then global stores).
+constexpr int kRowsInFlight = 4;  // as many as lesson 02's unrolled loop had
+__global__ void transpose_dynamic_tile(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    extern __shared__ float tile[];  // blockDim.x rows of pitch = blockDim.x + 1 floats
+    const int edge = blockDim.x, pitch = edge + 1, step = blockDim.y, x = threadIdx.x;
+    const int row0 = blockIdx.y * edge, col0 = blockIdx.x * edge;
+    for (int y0 = threadIdx.y; y0 < edge; y0 += kRowsInFlight * step) {
+        float v[kRowsInFlight];
+#pragma unroll
+        for (int k = 0; k < kRowsInFlight; ++k) {
+            const int y = y0 + k * step, r = row0 + y, c = col0 + x;
+            v[k] = y < edge && r < rows && c < cols ? in[r * cols + c] : 0.0f;  // a 0 never leaves the tile
+        }
+#pragma unroll
+        for (int k = 0; k < kRowsInFlight; ++k)
+            if (y0 + k * step < edge) tile[(y0 + k * step) * pitch + x] = v[k];
+    }
+    __syncthreads();
+    // Output row = input column col0 + y, output column = input row row0 + x: tile column y.
+    for (int y0 = threadIdx.y; y0 < edge; y0 += kRowsInFlight * step) {
+        float v[kRowsInFlight];
+#pragma unroll
+        for (int k = 0; k < kRowsInFlight; ++k) v[k] = y0 + k * step < edge ? tile[x * pitch + y0 + k * step] : 0.0f;
+#pragma unroll
+        for (int k = 0; k < kRowsInFlight; ++k) {
+            const int out_row = col0 + y0 + k * step, out_col = row0 + x;
+            if (y0 + k * step < edge && out_row < cols && out_col < rows) out[out_row * rows + out_col] = v[k];
+        }
+    }
+}
+
+using TransposeKernel = void (*)(const float*, float*, int, int);
+
+void launch_transpose_dynamic_tile(const float* in, float* out, int rows, int cols, int tile,
+                                   TransposeKernel kernel = transpose_dynamic_tile) {
     const std::size_t bytes = transpose_smem_bytes(tile);
-    allow_dynamic_smem(transpose_dynamic_tile, bytes, "a " + std::to_string(tile) + " x " + std::to_string(tile + 1) + " tile");
+    allow_dynamic_smem(kernel, bytes, "a " + std::to_string(tile) + " x " + std::to_string(tile + 1) + " tile");
     const dim3 grid(course::ceil_div(cols, tile), course::ceil_div(rows, tile));
-    transpose_dynamic_tile<<<grid, transpose_block(tile), bytes>>>(in, out, rows, cols);
+    kernel<<<grid, transpose_block(tile), bytes>>>(in, out, rows, cols);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -263,28 +308,30 @@ int lesson(int argc, char** argv) {
     std::printf("  %-22s", "carveout hint");
     for (int t : {32, 64, 128}) std::printf("  tile %3d (%6zu B)", t, transpose_smem_bytes(t));
     std::printf("\n");
+    const TransposeKernel kernel = transpose_dynamic_tile;
     for (int carveout : {static_cast<int>(cudaSharedmemCarveoutDefault), 0, 25, 50, 100}) {
-        CUDA_CHECK(cudaFuncSetAttribute(transpose_dynamic_tile, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
         std::printf("  %-22s", carveout < 0 ? "default (none set)" : (std::to_string(carveout) + " %").c_str());
         for (int t : {32, 64, 128}) {
-            allow_dynamic_smem(transpose_dynamic_tile, transpose_smem_bytes(t), "a tile");
+            allow_dynamic_smem(kernel, transpose_smem_bytes(t), "a tile");
             const dim3 block = transpose_block(t);
             int blocks = 0;
-            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, transpose_dynamic_tile, block.x * block.y,
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block.x * block.y,
                                                                      transpose_smem_bytes(t)));
             std::printf("  %19d", blocks);
         }
         std::printf("\n");
     }
-    CUDA_CHECK(cudaFuncSetAttribute(transpose_dynamic_tile, cudaFuncAttributePreferredSharedMemoryCarveout,
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                     static_cast<int>(cudaSharedmemCarveoutDefault)));  // the timings below use the default
     std::printf("\n");
 
-    // 4. The transposes, one per tile edge, beside the device copy.
+    // 4. The transposes, one per tile edge, beside the device copy; at tile 32 also the plain
+    //    loop, to compare with lesson 02's 32 x 33 kernel of the same shape.
     const std::size_t count = static_cast<std::size_t>(rows) * cols;
     const double bytes_moved = 2.0 * count * sizeof(float);
     course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
-    for (int t : tiles) allow_dynamic_smem(transpose_dynamic_tile, transpose_smem_bytes(t), "a " + std::to_string(t) + " x " + std::to_string(t + 1) + " tile");
+    for (int t : tiles) allow_dynamic_smem(kernel, transpose_smem_bytes(t), "a " + std::to_string(t) + " x " + std::to_string(t + 1) + " tile");
     const std::vector<float> host_in = course::random_floats(count, 2024);
     const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
     course::DeviceBuffer<float> in(host_in), out(count);
@@ -295,13 +342,26 @@ int lesson(int argc, char** argv) {
         [&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); }, timing.warmup,
         timing.repeats);
     table.add("cudaMemcpy device-to-device", ceiling.median_ms, course::gb_per_s(bytes_moved, ceiling.median_ms), "-", true);
+    struct Run {
+        int tile;
+        TransposeKernel kernel;
+        const char* name;
+    };
+    std::vector<Run> runs;
     for (int t : tiles) {
-        auto launch = [&] { launch_transpose_dynamic_tile(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols), t); };
+        if (t == 32) runs.push_back({t, transpose_dynamic_tile_plain, "transpose_dynamic_tile_plain"});
+        runs.push_back({t, transpose_dynamic_tile, "transpose_dynamic_tile"});
+    }
+    for (const Run& run : runs) {
+        const int t = run.tile;
+        auto launch = [&] {
+            launch_transpose_dynamic_tile(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols), t, run.kernel);
+        };
         out.poison();
         launch();
         const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
         const dim3 block = transpose_block(t);
-        const std::string name = "transpose_dynamic_tile " + std::to_string(t) + "x" + std::to_string(t + 1) + ", " +
+        const std::string name = std::string(run.name) + " " + std::to_string(t) + "x" + std::to_string(t + 1) + ", " +
                                  std::to_string(block.x) + "x" + std::to_string(block.y) + " thr";
         if (!check.ok()) std::printf("%s: %s\n", name.c_str(), check.summary().c_str());
         all_ok &= check.ok();

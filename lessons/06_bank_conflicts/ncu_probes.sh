@@ -14,6 +14,7 @@
 set -euo pipefail
 
 BIN=${1:-build/06_bank_conflicts}
+[[ -d "$BIN" ]] && BIN="$BIN/06_bank_conflicts"   # a build folder works too
 NCU=${NCU:-ncu}
 LD_WF=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 LD_BC=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
@@ -36,15 +37,16 @@ metric() {  # metric NAME CSV-TEXT -> the value ncu printed for it (thousands se
 
 echo "| probe | width | model ld wavefronts | ncu ld wavefronts | model ld conflicts | ncu ld conflicts | ncu st wavefronts | ncu st conflicts | agree |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-while read -r name width model_wf model_extra; do
+while read -r name width model_wf model_bc; do
     csv=$("$NCU" --clock-control none --csv --metrics "$LD_WF,$LD_BC,$ST_WF,$ST_BC" -k regex:bank_probe \
               "$BIN" --probe "$name" </dev/null 2>/dev/null) || { echo "| $name | ncu failed |"; continue; }
     ld_wf=$(metric "$LD_WF" "$csv"); ld_bc=$(metric "$LD_BC" "$csv")
     st_wf=$(metric "$ST_WF" "$csv"); st_bc=$(metric "$ST_BC" "$csv")
     agree=no
-    [[ "$ld_wf" == "$model_wf" ]] && agree=yes
-    echo "| $name | $width | $model_wf | ${ld_wf:-?} | $model_extra | ${ld_bc:-?} | ${st_wf:-?} | ${st_bc:-?} | $agree |"
+    [[ "$ld_wf" == "$model_wf" && "$ld_bc" == "$model_bc" ]] && agree=yes
+    echo "| $name | $width | $model_wf | ${ld_wf:-?} | $model_bc | ${ld_bc:-?} | ${st_wf:-?} | ${st_bc:-?} | $agree |"
 done < <("$BIN" --list-probes)
 echo
-echo "model ld conflicts = model wavefronts minus the ideal (1, 2 or 4 for 4-, 8-, 16-byte loads)."
-echo "'agree' compares wavefronts only; where ncu's conflict count differs, README.md explains how ncu counts."
+echo "Model: lanes served together (the warp; for 16-byte loads each half-warp) cost the largest number of"
+echo "distinct 4-byte words asked of one bank; model conflicts = wavefronts - sum of ceil(distinct words / 32)."
+echo "'agree' = both the load wavefronts and the load conflicts match."
