@@ -113,10 +113,10 @@ TEST_CASE("bank model: mixed pattern, inactive lanes, and bad input") {
     CHECK_THROWS_AS(bank_model(std::vector<std::int64_t>(33, 0), 4), std::invalid_argument);
 }
 
-TEST_CASE("bank model, 8- and 16-byte accesses: the warp as one unit, 16-byte as two half-warps") {
+TEST_CASE("bank model, 8- and 16-byte accesses: two half-warp units, one unit for an 8-byte broadcast") {
     // Contiguous float2 / float4 rows: 256 and 512 bytes, 2 and 4 wavefronts, no conflicts.
     const BankReport f2 = bank_model(strided_addresses(1, 8), 8), f4 = bank_model(strided_addresses(1, 16), 16);
-    CHECK(f2.units == 1);
+    CHECK(f2.units == 2);
     CHECK(f2.wavefronts == 2);
     CHECK(f2.ideal == 2);
     CHECK(f2.conflicts() == 0);
@@ -134,9 +134,16 @@ TEST_CASE("bank model, 8- and 16-byte accesses: the warp as one unit, 16-byte as
     CHECK(wavefronts(strided_addresses(0, 16), 16) == 2);
     CHECK(bank_model(strided_addresses(0, 8), 8).conflicts() == 0);
     CHECK(bank_model(strided_addresses(0, 16), 16).conflicts() == 0);
-    // Predictions the fit did not see: lanes l and l + 16 on one address.
-    CHECK(wavefronts(probe_named(probe_table(), "w8_lanes_mod16").addr, 8) == 1);
+    CHECK(bank_model(strided_addresses(0, 8), 8).units == 1);
+    // Lanes l and l + 16 on one address: ncu counted 2 and 4 (0 conflicts) on an H200.
+    CHECK(wavefronts(probe_named(probe_table(), "w8_lanes_mod16").addr, 8) == 2);
+    CHECK(bank_model(probe_named(probe_table(), "w8_lanes_mod16").addr, 8).conflicts() == 0);
     CHECK(wavefronts(probe_named(probe_table(), "w16_lanes_mod16").addr, 16) == 4);
+    // The probes that tell "two half-warps" from "one warp" for 8-byte loads.
+    CHECK(wavefronts(probe_named(probe_table(), "w8_halves_two_addresses").addr, 8) == 2);
+    CHECK(wavefronts(probe_named(probe_table(), "w8_one_lane_differs").addr, 8) == 2);
+    CHECK(wavefronts(probe_named(probe_table(), "w8_halves_conflict").addr, 8) == 4);
+    CHECK(bank_model(probe_named(probe_table(), "w8_halves_conflict").addr, 8).conflicts() == 2);
     // Doubles: a column of a 32x32 tile is 32 words in each of banks 0 and 1; padding fixes it.
     CHECK(wavefronts(probe_named(probe_table(), "double32x32_column").addr, 8) == 32);
     CHECK(bank_model(probe_named(probe_table(), "double32x32_column").addr, 8).conflicts() == 30);

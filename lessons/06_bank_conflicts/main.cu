@@ -10,7 +10,8 @@
 //   * `bank_probe`: one warp doing one shared load, so Nsight Compute's counters map 1:1 onto the
 //     model (see README.md and ncu_probes.sh). The 8- and 16-byte rules were fitted to those counts.
 // What the sources got wrong: "padding gives 4x" (150 -> 600 GB/s). On an H200 it is about 2x for a
-// 32x32 tile, and almost nothing for a 16x16 tile; the model below says why. Their compute
+// 32x32 tile; a 16x16 tile's column read is only 8-way, and the cap that puts on the kernel is above
+// the copy rate, so padding has little to win there. The model below says why. Their compute
 // capability 1.x-3.x bank rules and cudaDeviceSetSharedMemConfig (8-byte banks) are history.
 // What it leaves out: ldmatrix / TMA swizzle modes, stores with conflicts (same rules as loads).
 // Read next: CUDA C++ Programming Guide, "Shared Memory" under compute capability 5.x and later;
@@ -31,11 +32,17 @@
 // the banks (a "wavefront", at most 128 bytes) serves one word per bank, and any number of lanes
 // asking for the same word (broadcast). The lanes served together form a "unit":
 //     wavefronts of a unit = max over banks of the number of DISTINCT words the unit asks of that bank.
-// An 8-byte access asks for two adjacent words, a 16-byte one for four. The units are an empirical
-// fit to Nsight Compute's counts on an H200 (README.md), not NVIDIA documentation: for 4- and 8-byte
-// accesses the whole warp is one unit; for 16-byte accesses the two half-warps (lanes 0-15, 16-31)
-// are served one after the other. (The common explanation, half-warps for 8 bytes and quarter-warps
-// for 16, predicts 2 and 4 wavefronts for 8- and 16-byte broadcasts; the counters say 1 and 2.)
+// An 8-byte access asks for two adjacent words, a 16-byte one for four. Which lanes form a unit is
+// an empirical fit to Nsight Compute's counts on an H200 (README.md), not NVIDIA documentation:
+//   * 4-byte accesses: the whole warp is one unit;
+//   * 8- and 16-byte accesses: the two half-warps (lanes 0-15, 16-31) are separate units, served
+//     one after the other — except an 8-byte access where every active lane asks for the same
+//     address, which is one unit (one wavefront).
+// How we got here: the common explanation (half-warps for 8 bytes, quarter-warps for 16) predicted
+// 2 and 4 wavefronts for 8- and 16-byte broadcasts; ncu counted 1 and 2. A second fit (the whole
+// warp as one unit for 8 bytes) then failed on w8_lanes_mod16: ncu counted 2, it said 1. This third
+// model fits every count, and three 8-byte probes (w8_halves_*, w8_one_lane_differs) were added to
+// test it where the second and third models disagree.
 // Conflicts, as ncu counts them: the wavefronts beyond the fewest that could carry the distinct
 // words asked for, which is ceil(distinct words / 32) per unit.
 
@@ -46,7 +53,7 @@ constexpr std::int64_t kInactive = -1;  // an address for a lane that does not t
 
 struct BankReport {
     int width = 4;                        // bytes per lane: 4, 8 or 16
-    int units = 1;                        // groups of lanes served one after the other: 1, or 2 for 16 bytes
+    int units = 1;                        // groups of lanes served one after the other: 1 or 2 (half-warps)
     std::array<int, kWarpSize> bank{};    // first bank each lane touches, -1 if inactive
     std::array<int, kWarpSize> pass{};    // in which wavefront the lane is served (one schedule)
     int wavefronts = 0;                   // total, over all units
@@ -61,7 +68,13 @@ BankReport bank_model(const std::vector<std::int64_t>& byte_addr, int width) {
     if (byte_addr.size() > kWarpSize) throw std::invalid_argument("bank_model: at most 32 lanes");
     BankReport r;
     r.width = width;
-    r.units = width == 16 ? 2 : 1;
+    r.units = width == 4 ? 1 : 2;
+    if (width == 8) {  // the 8-byte broadcast exception: every active lane on one address
+        std::set<std::int64_t> distinct_addresses;
+        for (std::int64_t a : byte_addr)
+            if (a != kInactive) distinct_addresses.insert(a);
+        if (distinct_addresses.size() <= 1) r.units = 1;
+    }
     r.bank.fill(-1);
     r.pass.fill(-1);
     const int lanes_per_unit = kWarpSize / r.units;
@@ -303,7 +316,7 @@ void launch_transpose_tiled(const float* in, float* out, int rows, int cols) {
 }
 
 /// 8 x 16 threads, no carveout hint, no __launch_bounds__: the shape and settings of lesson 02's
-/// fastest kernel (README.md says what an earlier, slower draft of this one did differently).
+/// fastest kernel.
 template <class Layout>
 void launch_transpose_tiled_float4(const float* in, float* out, int rows, int cols) {
     const dim3 grid(course::ceil_div(cols, kVecTile), course::ceil_div(rows, kVecTile));
@@ -402,9 +415,19 @@ std::vector<Probe> probe_table() {
     for (int s : {0, 1, 2, 3, 4, 8, 16, 32, 33, 64}) p.push_back(stride_probe(s, 4));
     for (int s : {0, 1, 2}) p.push_back(stride_probe(s, 8));
     for (int s : {0, 1, 2}) p.push_back(stride_probe(s, 16));
-    // Lanes l and l + 16 on one address: the fitted units predict 1 and 4 (the fit never saw these).
+    // Lanes l and l + 16 on one address: 2 and 4 wavefronts (this 8-byte count broke the second model).
     p.push_back({"w8_lanes_mod16", 8, lanes([](int l) { return (l % 16) * 8; })});
     p.push_back({"w16_lanes_mod16", 16, lanes([](int l) { return (l % 16) * 16; })});
+    // Where "the warp is one unit" and "two half-warps" disagree for 8-byte loads (model: 2, 2, 4;
+    // one unit would say 1, 1, 2). Each half-warp on its own address, in banks 0-1 and 16-17:
+    p.push_back({"w8_halves_two_addresses", 8, lanes([](int l) { return l < 16 ? 0 : 64; })});
+    // A broadcast spoiled by one lane:
+    p.push_back({"w8_one_lane_differs", 8, lanes([](int l) { return l == 31 ? 64 : 0; })});
+    // Each half-warp 2-way conflicted, in banks 0-15 and 16-31 respectively:
+    p.push_back({"w8_halves_conflict", 8, lanes([](int l) {
+                     const int h = l % 16;
+                     return ((l / 16) * 16 + 2 * (h % 8) + 64 * (h / 8)) * 4;
+                 })});
     // Mixed: lanes 4b..4b+3 all in bank b; lanes 4b and 4b+2 share a word, as do 4b+1 and 4b+3.
     p.push_back({"w4_mixed_pairs", 4, lanes([](int l) { return ((l % 2) * 32 + l / 4) * 4; })});
     p.push_back({"tile32x32_column", 4, scalar_tile_access<UnpaddedTile<32>>().drain});
