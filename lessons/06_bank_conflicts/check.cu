@@ -113,7 +113,7 @@ TEST_CASE("bank model: mixed pattern, inactive lanes, and bad input") {
     CHECK_THROWS_AS(bank_model(std::vector<std::int64_t>(33, 0), 4), std::invalid_argument);
 }
 
-TEST_CASE("bank model, 8- and 16-byte accesses: two half-warp units, one unit for an 8-byte broadcast") {
+TEST_CASE("bank model, 8- and 16-byte accesses: two half-warp units, one unit when each half broadcasts") {
     // Contiguous float2 / float4 rows: 256 and 512 bytes, 2 and 4 wavefronts, no conflicts.
     const BankReport f2 = bank_model(strided_addresses(1, 8), 8), f4 = bank_model(strided_addresses(1, 16), 16);
     CHECK(f2.units == 2);
@@ -140,7 +140,11 @@ TEST_CASE("bank model, 8- and 16-byte accesses: two half-warp units, one unit fo
     CHECK(bank_model(probe_named(probe_table(), "w8_lanes_mod16").addr, 8).conflicts() == 0);
     CHECK(wavefronts(probe_named(probe_table(), "w16_lanes_mod16").addr, 16) == 4);
     // The probes that tell "two half-warps" from "one warp" for 8-byte loads.
-    CHECK(wavefronts(probe_named(probe_table(), "w8_halves_two_addresses").addr, 8) == 2);
+    CHECK(wavefronts(probe_named(probe_table(), "w8_halves_two_addresses").addr, 8) == 1);
+    CHECK(wavefronts(probe_named(probe_table(), "w8_halves_same_bank").addr, 8) == 2);
+    CHECK(bank_model(probe_named(probe_table(), "w8_halves_same_bank").addr, 8).conflicts() == 1);
+    CHECK(wavefronts(probe_named(probe_table(), "w8_uniform_half_then_row").addr, 8) == 2);
+    CHECK(bank_model(probe_named(probe_table(), "w8_uniform_half_then_row").addr, 8).conflicts() == 0);
     CHECK(wavefronts(probe_named(probe_table(), "w8_one_lane_differs").addr, 8) == 2);
     CHECK(wavefronts(probe_named(probe_table(), "w8_halves_conflict").addr, 8) == 4);
     CHECK(bank_model(probe_named(probe_table(), "w8_halves_conflict").addr, 8).conflicts() == 2);

@@ -36,13 +36,14 @@
 // an empirical fit to Nsight Compute's counts on an H200 (README.md), not NVIDIA documentation:
 //   * 4-byte accesses: the whole warp is one unit;
 //   * 8- and 16-byte accesses: the two half-warps (lanes 0-15, 16-31) are separate units, served
-//     one after the other — except an 8-byte access where every active lane asks for the same
-//     address, which is one unit (one wavefront).
-// How we got here: the common explanation (half-warps for 8 bytes, quarter-warps for 16) predicted
-// 2 and 4 wavefronts for 8- and 16-byte broadcasts; ncu counted 1 and 2. A second fit (the whole
-// warp as one unit for 8 bytes) then failed on w8_lanes_mod16: ncu counted 2, it said 1. This third
-// model fits every count, and three 8-byte probes (w8_halves_*, w8_one_lane_differs) were added to
-// test it where the second and third models disagree.
+//     one after the other — except an 8-byte access in which each half-warp asks for one single
+//     address (a broadcast per half-warp): then the warp is one unit.
+// How we got here, one failed prediction at a time (README.md has the table): the common
+// explanation (half-warps for 8 bytes, quarter-warps for 16) said 2 and 4 wavefronts for 8- and
+// 16-byte broadcasts, ncu counted 1 and 2; "the warp is one unit for 8 bytes" said 1 for
+// w8_lanes_mod16, ncu counted 2; "half-warps, except a whole-warp broadcast" said 2 for
+// w8_halves_two_addresses, ncu counted 1. This fourth model fits every count so far; the probes
+// w8_halves_same_bank and w8_uniform_half_then_row were added to test it before it was measured.
 // Conflicts, as ncu counts them: the wavefronts beyond the fewest that could carry the distinct
 // words asked for, which is ceil(distinct words / 32) per unit.
 
@@ -69,11 +70,15 @@ BankReport bank_model(const std::vector<std::int64_t>& byte_addr, int width) {
     BankReport r;
     r.width = width;
     r.units = width == 4 ? 1 : 2;
-    if (width == 8) {  // the 8-byte broadcast exception: every active lane on one address
-        std::set<std::int64_t> distinct_addresses;
-        for (std::int64_t a : byte_addr)
-            if (a != kInactive) distinct_addresses.insert(a);
-        if (distinct_addresses.size() <= 1) r.units = 1;
+    if (width == 8) {  // the exception: each half-warp broadcasts one address
+        bool each_half_uniform = true;
+        for (int half = 0; half < 2; ++half) {
+            std::set<std::int64_t> addresses;
+            for (int lane = half * 16; lane < half * 16 + 16 && lane < static_cast<int>(byte_addr.size()); ++lane)
+                if (byte_addr[lane] != kInactive) addresses.insert(byte_addr[lane]);
+            each_half_uniform &= addresses.size() <= 1;
+        }
+        if (each_half_uniform) r.units = 1;
     }
     r.bank.fill(-1);
     r.pass.fill(-1);
@@ -418,9 +423,13 @@ std::vector<Probe> probe_table() {
     // Lanes l and l + 16 on one address: 2 and 4 wavefronts (this 8-byte count broke the second model).
     p.push_back({"w8_lanes_mod16", 8, lanes([](int l) { return (l % 16) * 8; })});
     p.push_back({"w16_lanes_mod16", 16, lanes([](int l) { return (l % 16) * 16; })});
-    // Where "the warp is one unit" and "two half-warps" disagree for 8-byte loads (model: 2, 2, 4;
-    // one unit would say 1, 1, 2). Each half-warp on its own address, in banks 0-1 and 16-17:
+    // Where "the warp is one unit" and "two half-warps" disagree for 8-byte loads. Each half-warp
+    // on its own address, in banks 0-1 and 16-17 (ncu: 1, which led to the per-half broadcast rule):
     p.push_back({"w8_halves_two_addresses", 8, lanes([](int l) { return l < 16 ? 0 : 64; })});
+    // Tests of that rule, predicted before they were measured: the two addresses in the same banks
+    // (one unit: 2 wavefronts, 1 conflict), and a broadcasting half beside a contiguous one (2, 0).
+    p.push_back({"w8_halves_same_bank", 8, lanes([](int l) { return l < 16 ? 0 : 128; })});
+    p.push_back({"w8_uniform_half_then_row", 8, lanes([](int l) { return l < 16 ? 0 : 256 + (l - 16) * 8; })});
     // A broadcast spoiled by one lane:
     p.push_back({"w8_one_lane_differs", 8, lanes([](int l) { return l == 31 ? 64 : 0; })});
     // Each half-warp 2-way conflicted, in banks 0-15 and 16-31 respectively:

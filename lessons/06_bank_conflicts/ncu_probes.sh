@@ -47,6 +47,7 @@ while read -r name width model_wf model_bc; do
     echo "| $name | $width | $model_wf | ${ld_wf:-?} | $model_bc | ${ld_bc:-?} | ${st_wf:-?} | ${st_bc:-?} | $agree |"
 done < <("$BIN" --list-probes)
 echo
-echo "Model: lanes served together (the warp; for 16-byte loads each half-warp) cost the largest number of"
+echo "Model: lanes served together (4-byte: the warp; 8- and 16-byte: each half-warp, but the whole warp for an"
+echo "8-byte load where each half-warp asks for a single address) cost the largest number of"
 echo "distinct 4-byte words asked of one bank; model conflicts = wavefronts - sum of ceil(distinct words / 32)."
 echo "'agree' = both the load wavefronts and the load conflicts match."
