@@ -483,13 +483,14 @@ double shared_cap_gbs(int fill_wavefronts, int drain_wavefronts, int sms, double
     return 2.0 * 128.0 * sms * clock_hz / (fill_wavefronts + drain_wavefronts) / 1e9;
 }
 
-const Probe& probe_named(const std::vector<Probe>& probes, const std::string& name) {
+/// By value: callers often pass a temporary probe_table(), which a reference would outlive.
+Probe probe_named(const std::vector<Probe>& probes, const std::string& name) {
     const auto it = std::find_if(probes.begin(), probes.end(), [&](const Probe& p) { return p.name == name; });
     if (it == probes.end()) throw course::UsageError("unknown probe '" + name + "' (see --list-probes)");
     return *it;
 }
 int wavefronts_of(const std::string& probe) {
-    const Probe& p = probe_named(probe_table(), probe);
+    const Probe p = probe_named(probe_table(), probe);
     return bank_model(p.addr, p.width).wavefronts;
 }
 
@@ -564,16 +565,16 @@ int lesson(int argc, char** argv) {
     const std::vector<int> random = course::random_ints(kProbeWords, 6, 0, INT32_MAX);
     const std::vector<unsigned> table(random.begin(), random.end());  // shared-memory contents
     if (!probe.empty()) {
-        const Probe* it = &probe_named(probes, probe);
-        const BankReport r = bank_model(it->addr, it->width);
+        const Probe selected = probe_named(probes, probe);
+        const BankReport r = bank_model(selected.addr, selected.width);
         course::require_gpu();
-        const std::vector<unsigned> got = run_probe(*it, table);
+        const std::vector<unsigned> got = run_probe(selected, table);
         bool ok = true;
         for (int lane = 0; lane < kWarpSize; ++lane)
-            for (int w = 0; w < it->width / 4 && it->addr[lane] != kInactive; ++w)
-                ok &= got[lane * it->width / 4 + w] == table[it->addr[lane] / 4 + w];
+            for (int w = 0; w < selected.width / 4 && selected.addr[lane] != kInactive; ++w)
+                ok &= got[lane * selected.width / 4 + w] == table[selected.addr[lane] / 4 + w];
         std::printf("probe %s: width %d, model: %d load wavefronts, %d beyond the ideal %d; loaded values %s\n",
-                    it->name.c_str(), it->width, r.wavefronts, r.conflicts(), r.ideal, ok ? "ok" : "WRONG");
+                    selected.name.c_str(), selected.width, r.wavefronts, r.conflicts(), r.ideal, ok ? "ok" : "WRONG");
         return ok ? course::kExitOk : course::kExitFailed;
     }
 
