@@ -29,6 +29,7 @@
 #include "lesson.cuh"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -241,6 +242,29 @@ std::vector<T> reverse_chunks_cpu(std::vector<T> v, std::size_t chunk) {
     return v;
 }
 
+/// One verified run of reverse_records_in_blocks on n records (random floats from `seed`),
+/// outputs poisoned first; each of the three arrays is compared with the CPU separately.
+struct RecordsCheck {
+    course::VerifyResult doubles, floats, chars;
+    bool ok() const { return doubles.ok() && floats.ok() && chars.ok(); }
+};
+RecordsCheck check_reverse_records(int n, std::uint32_t seed) {
+    std::vector<double> a(n);
+    const std::vector<float> b = course::random_floats(n, seed);
+    std::vector<char> c(n);
+    for (int i = 0; i < n; ++i) a[i] = 1.0 / (i + 1), c[i] = static_cast<char>(i * 37 % 127);
+    course::DeviceBuffer<double> da(a), da_out(n);
+    course::DeviceBuffer<float> db(b), db_out(n);
+    course::DeviceBuffer<char> dc(c), dc_out(n);
+    da_out.poison();
+    db_out.poison();
+    dc_out.poison();
+    launch_reverse_records_in_blocks(da.data(), db.data(), dc.data(), da_out.data(), db_out.data(), dc_out.data(), n);
+    return {course::compare_exact(da_out.to_host(), reverse_chunks_cpu(a, kRecordThreads), 1),
+            course::compare_exact(db_out.to_host(), reverse_chunks_cpu(b, kRecordThreads), 1),
+            course::compare_exact(dc_out.to_host(), reverse_chunks_cpu(c, kRecordThreads), 1)};
+}
+
 // ---------------------------------------------------------------- the lesson
 
 int lesson(int argc, char** argv) {
@@ -284,20 +308,7 @@ int lesson(int argc, char** argv) {
     // 2. Three arrays carved from one buffer.
     constexpr int kRecords = 1 << 20;
     const RecordLayout l = record_layout(kRecordThreads);
-    std::vector<double> a(kRecords);
-    std::vector<float> b = course::random_floats(kRecords, 12);
-    std::vector<char> c(kRecords);
-    for (int i = 0; i < kRecords; ++i) a[i] = 1.0 / (i + 1), c[i] = static_cast<char>(i * 37 % 127);
-    course::DeviceBuffer<double> da(a), da_out(kRecords);
-    course::DeviceBuffer<float> db(b), db_out(kRecords);
-    course::DeviceBuffer<char> dc(c), dc_out(kRecords);
-    da_out.poison();
-    db_out.poison();
-    dc_out.poison();
-    launch_reverse_records_in_blocks(da.data(), db.data(), dc.data(), da_out.data(), db_out.data(), dc_out.data(), kRecords);
-    const bool records_ok = course::compare_exact(da_out.to_host(), reverse_chunks_cpu(a, kRecordThreads), 1).ok() &&
-                            course::compare_exact(db_out.to_host(), reverse_chunks_cpu(b, kRecordThreads), 1).ok() &&
-                            course::compare_exact(dc_out.to_host(), reverse_chunks_cpu(c, kRecordThreads), 1).ok();
+    const bool records_ok = check_reverse_records(kRecords, 12).ok();
     std::printf("reverse_records_in_blocks: %d records, %d per block; doubles at byte %zu, floats at %zu, chars at %zu, "
                 "%zu bytes: %s\n\n", kRecords, kRecordThreads, l.doubles, l.floats, l.chars, l.bytes, records_ok ? "ok" : "FAIL");
     all_ok &= records_ok;
