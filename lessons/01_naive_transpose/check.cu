@@ -10,9 +10,10 @@
 namespace {
 
 // Shapes that catch missing bounds checks and swapped rows/cols: single elements, single rows
-// and columns, primes, non-multiples of the 32 x 8 block, tall, wide, and one large square.
-const std::pair<int, int> kShapes[] = {{1, 1},     {1, 1000}, {1000, 1}, {257, 1031}, {33, 65},
-                                       {4099, 31}, {31, 4099}, {2048, 2048}};
+// and columns, primes, non-multiples of the 32 x 8 block, tall, wide, sides that are multiples of 4
+// but not of a block (the float4 copy's vector path on edge blocks), and one large square.
+const std::pair<int, int> kShapes[] = {{1, 1},      {1, 1000},  {1000, 1}, {257, 1031}, {33, 65},  {4099, 31},
+                                       {31, 4099},  {36, 100},  {4, 2052}, {1028, 516}, {2048, 2048}};
 
 }  // namespace
 
@@ -77,17 +78,27 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     }
 }
 
-GPU_TEST_CASE("copy_kernel copies every element of awkward shapes") {
-    for (const auto& shape : kShapes) {
-        const int rows = shape.first, cols = shape.second;
-        CAPTURE(rows);
-        CAPTURE(cols);
-        const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows + 7u * cols);
-        course::DeviceBuffer<float> in(host_in), out(host_in.size());
-        out.poison();
-        launch_copy(in.data(), out.data(), rows, cols);
-        const course::VerifyResult r = course::compare_exact(out.to_host(), host_in, cols);
-        INFO(r.summary());
-        CHECK(r.ok());
+GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also from unaligned pointers") {
+    for (const Transpose& k : kCopies) {
+        for (const auto& shape : kShapes) {
+            for (int offset : {0, 1}) {  // 1: one float past the base, so float4 accesses must fall back
+                const int rows = shape.first, cols = shape.second;
+                CAPTURE(k.name);
+                CAPTURE(rows);
+                CAPTURE(cols);
+                CAPTURE(offset);
+                const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows + 7u * cols);
+                std::vector<float> padded(offset, 0.0f);
+                padded.insert(padded.end(), host_in.begin(), host_in.end());
+                course::DeviceBuffer<float> in(padded), out(padded.size());
+                out.poison();
+                k.launch(in.data() + offset, out.data() + offset, rows, cols);
+                std::vector<float> got = out.to_host();
+                got.erase(got.begin(), got.begin() + offset);
+                const course::VerifyResult r = course::compare_exact(got, host_in, cols);
+                INFO(r.summary());
+                CHECK(r.ok());
+            }
+        }
     }
 }
