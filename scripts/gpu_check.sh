@@ -78,6 +78,25 @@ if [ $lessons -eq 1 ]; then
   done
 fi
 
+# ---- extra runs that lesson READMEs quote (lesson 04), each logged where its README points
+is_selected() { local l; for l in "${selected[@]}"; do [ "$l" = "$1" ] && return 0; done; return 1; }
+if is_selected 04_reduction; then
+  if [ $lessons -eq 1 ]; then  # the source's size, 2^20 floats (README 04's excerpt)
+    echo "=== 04_reduction --n 2^20 --repeats 50 ===" >> "$out/lessons.txt"
+    if "$build/04_reduction" --n '2^20' --repeats 50 >> "$out/lessons.txt" 2>&1; then note "lesson 04_reduction --n 2^20: ok"
+    else status=1; note "lesson 04_reduction --n 2^20: FAILED"; fi
+  fi
+  if [ $sanitize -eq 1 ]; then  # the two broken kernels, each under the tool that finds its bug
+    demo=("$build/04_reduction" --n 4096 --repeats 1 --warmup 0)
+    timeout 300 compute-sanitizer --tool racecheck "${demo[@]}" --racy > "$out/racecheck_racy.txt" 2>&1
+    rc=$?; note "racecheck 04_reduction --racy (expected to report hazards, rc $rc): $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_racy.txt" | tail -n 1)"
+    [ $rc -eq 124 ] && { status=1; note "  ... timed out"; }
+    timeout 300 compute-sanitizer --tool synccheck "${demo[@]}" --divergent-barrier > "$out/synccheck_divergent.txt" 2>&1
+    rc=$?; note "synccheck 04_reduction --divergent-barrier (expected to report errors, rc $rc): $(grep -E 'ERROR SUMMARY' "$out/synccheck_divergent.txt" | tail -n 1)"
+    [ $rc -eq 124 ] && { status=1; note "  ... timed out"; }
+  fi
+fi
+
 if [ $sanitize -eq 1 ]; then
   : > "$out/sanitizers.txt"
   for tool in memcheck racecheck synccheck initcheck; do
