@@ -5,6 +5,7 @@
 #include "testing.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 namespace {
@@ -183,6 +184,13 @@ GPU_TEST_CASE("latency: shared memory answers sooner than L2, and L2 sooner than
     const double shared = rows[0].cycles_per_load, l1 = rows[1].cycles_per_load, l2 = rows[2].cycles_per_load,
                  dram = rows[3].cycles_per_load;
     INFO("cycles per load: shared " << shared << ", L1 " << l1 << ", L2 " << l2 << ", DRAM " << dram);
+    // Under compute-sanitizer every load runs the tool's own code first (racecheck made a shared
+    // load take 37,538 cycles on the H200), so the times measure the tool, not the memory. The
+    // tool sets NV_SANITIZER_INJECTION_PORT_BASE in the program's environment.
+    if (std::getenv("NV_SANITIZER_INJECTION_PORT_BASE")) {
+        MESSAGE("under compute-sanitizer: the latency ordering is not checked (the chases above were)");
+        return;
+    }
     CHECK(shared < l2);
     CHECK(l1 < l2);
     CHECK(l2 < dram);

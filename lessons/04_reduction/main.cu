@@ -471,15 +471,14 @@ int racy_demo(const std::vector<float>& host_in, double reference, double sum_ab
     return course::kExitOk;
 }
 
-/// Waits up to `seconds` for the GPU to finish what was launched. False if it did not: a kernel
-/// stuck at a barrier would otherwise hang the program (and cudaDeviceSynchronize with it).
-bool finished_within(double seconds) {
+/// Waits up to `seconds` for the GPU to finish what was launched. Returns cudaSuccess, the error
+/// the work ended with, or cudaErrorNotReady if it is still running: a kernel stuck at a barrier
+/// would otherwise hang the program (and cudaDeviceSynchronize with it).
+cudaError_t wait_at_most(double seconds) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     for (;;) {
         const cudaError_t state = cudaStreamQuery(nullptr);
-        if (state == cudaSuccess) return true;
-        if (state != cudaErrorNotReady) CUDA_CHECK(state);  // a real error: report it
-        if (std::chrono::steady_clock::now() > deadline) return false;
+        if (state != cudaErrorNotReady || std::chrono::steady_clock::now() > deadline) return state;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
 }
@@ -492,11 +491,18 @@ int divergent_barrier_demo(const std::vector<float>& host_in, double reference, 
     course::DeviceBuffer<float> in(host_in), out(1);
     out.poison();
     zero_then_launch(reduce_tree_divergent_sync, course::ceil_div(n, kBlock), in.data(), n, out.data());
-    if (!finished_within(kLimitSeconds)) {
+    const cudaError_t state = wait_at_most(kLimitSeconds);
+    if (state == cudaErrorNotReady) {
         std::printf("\n--divergent-barrier: the kernel did not finish within %.0f s: a block is stuck at the barrier.\n"
                     "Ending the program, which also ends the kernel (exit code 1).\n", kLimitSeconds);
         std::fflush(stdout);
         std::_Exit(course::kExitFailed);  // no destructors: freeing memory would wait for the stuck kernel
+    }
+    if (state != cudaSuccess) {  // what compute-sanitizer --tool synccheck does: it stops the kernel
+        std::printf("\n--divergent-barrier: the kernel was stopped (%s: %s). Under compute-sanitizer that is the\n"
+                    "tool stopping it at the barrier errors it reports. Exit code 1.\n",
+                    cudaGetErrorName(state), cudaGetErrorString(state));
+        return course::kExitFailed;
     }
     const double got = out.to_host()[0];
     const bool right = check_sum(got, reference, sum_abs, kBlockDepth + div_up(n, kBlock), n).pass;
