@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu_check.sh — for a machine WITH an NVIDIA GPU: build every lesson, run every check (GPU
 # checks must pass, never skip), run every lesson at its default size, and run the four
-# compute-sanitizer tools over every lesson's GPU checks. Prints a summary last.
+# compute-sanitizer tools over every lesson's GPU checks, plus the few extra runs lesson 04's README
+# quotes (its 2^20 size and its two deliberately broken kernels). Prints a summary last.
 #
 # usage: scripts/gpu_check.sh [options]
 #   --build DIR      build folder                      (default: build-gpu)
@@ -85,6 +86,11 @@ if is_selected 04_reduction; then
     echo "=== 04_reduction --n 2^20 --repeats 50 ===" >> "$out/lessons.txt"
     if "$build/04_reduction" --n '2^20' --repeats 50 >> "$out/lessons.txt" 2>&1; then note "lesson 04_reduction --n 2^20: ok"
     else status=1; note "lesson 04_reduction --n 2^20: FAILED"; fi
+    # the barrier only some threads reach, without a tool: does it finish, and with what? (exit 0 if it does)
+    echo "=== 04_reduction --divergent-barrier --n 4096 --repeats 1 --warmup 0 ===" >> "$out/lessons.txt"
+    if timeout 120 "$build/04_reduction" --divergent-barrier --n 4096 --repeats 1 --warmup 0 >> "$out/lessons.txt" 2>&1
+    then note "lesson 04_reduction --divergent-barrier: finished"
+    else status=1; note "lesson 04_reduction --divergent-barrier: did not finish or failed (see lessons.txt)"; fi
   fi
   if [ $sanitize -eq 1 ]; then  # the two broken kernels, each under the tool that finds its bug
     demo=("$build/04_reduction" --n 4096 --repeats 1 --warmup 0)
