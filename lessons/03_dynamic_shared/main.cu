@@ -314,8 +314,12 @@ int lesson(int argc, char** argv) {
     all_ok &= records_ok;
 
     // 3. The carveout: a hint, in percent of the most shared memory an SM can have, of how much
-    //    of the SM's L1/shared storage this kernel would like as shared memory.
+    //    of the SM's L1/shared storage this kernel would like as shared memory. The driver rounds
+    //    it up to a size the SM supports, and every block also costs a small reserved amount.
+    int reserved = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, gpu.index));
     std::printf("== blocks per SM of transpose_dynamic_tile, as cudaOccupancyMaxActiveBlocksPerMultiprocessor reports ==\n");
+    std::printf("  (each block also takes %d bytes the driver reserves: cudaDevAttrReservedSharedMemoryPerBlock)\n", reserved);
     std::printf("  %-22s", "carveout hint");
     for (int t : {32, 64, 128}) std::printf("  tile %3d (%6zu B)", t, transpose_smem_bytes(t));
     std::printf("\n");
