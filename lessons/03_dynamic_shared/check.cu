@@ -106,7 +106,7 @@ GPU_TEST_CASE("both dynamic-tile transposes match the CPU for every tile size on
 
 GPU_TEST_CASE("a tile too large for the GPU is refused before anything is launched") {
     const int t = 256;
-    REQUIRE(transpose_smem_bytes(t) > this_gpu().smem_per_block_optin);  // 257 KB: no current GPU has it
+    REQUIRE(transpose_smem_bytes(t) > this_gpu().smem_per_block_optin);  // 257 KiB: no current GPU has it
     const auto host_in = course::random_floats(300 * 300, 3);
     course::DeviceBuffer<float> in(host_in), out(host_in.size());
     out.poison();
@@ -117,7 +117,7 @@ GPU_TEST_CASE("a tile too large for the GPU is refused before anything is launch
     CHECK(course::compare_exact(out.to_host(), before, 300).ok());  // still all poison: nothing ran
 }
 
-GPU_TEST_CASE("reverse_in_block_dynamic: 1, 2, a prime, just above 48 KB, and the largest block allowed") {
+GPU_TEST_CASE("reverse_in_block_dynamic: 1, 2, a prime, just above 48 KiB, and the largest block allowed") {
     const int above_default = static_cast<int>(this_gpu().smem_per_block / sizeof(float)) + 1;
     const int largest = static_cast<int>(this_gpu().smem_per_block_optin / sizeof(float));
     for (int n : {1, 2, 257, 1025, above_default, largest}) {

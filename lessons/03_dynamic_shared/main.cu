@@ -1,9 +1,9 @@
-// Lesson 03 — dynamic shared memory: sized at launch, opted into above 48 KB, carved into arrays.
+// Lesson 03 — dynamic shared memory: sized at launch, opted into above 48 KiB, carved into arrays.
 //
 // What it shows:
 //   * `extern __shared__` arrays, whose size in bytes is the third launch parameter: an in-place
 //     reversal of n floats in one block, n chosen at run time (--reverse-n), up to what one
-//     block may have — which is more than 48 KB only after cudaFuncSetAttribute(kernel,
+//     block may have — which is more than 48 KiB only after cudaFuncSetAttribute(kernel,
 //     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); the lesson first launches without it
 //     and prints the error, then with it;
 //   * requests beyond the GPU's per-block limit refused on the host with a message that names
@@ -51,7 +51,7 @@ void require_smem_fits(std::size_t bytes, std::size_t limit, const std::string& 
 }
 
 /// Makes `kernel` launchable with `bytes` of dynamic shared memory, or throws. Up to
-/// smem_per_block (48 KB) every kernel may have it; above that the kernel must opt in.
+/// smem_per_block (48 KiB) every kernel may have it; above that the kernel must opt in.
 template <class Kernel>
 void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, const std::string& what) {
     require_smem_fits(bytes, this_gpu().smem_per_block_optin, what);
@@ -79,7 +79,7 @@ void launch_reverse_in_block_dynamic(float* d, int n) {
 }
 
 /// The same launch with the kernel's limit set back to the default: what happens to a request
-/// above 48 KB that did not opt in. Returns the launch's error instead of throwing it.
+/// above 48 KiB that did not opt in. Returns the launch's error instead of throwing it.
 cudaError_t launch_reverse_without_opt_in(float* d, int n) {
     CUDA_CHECK(cudaFuncSetAttribute(reverse_in_block_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(this_gpu().smem_per_block)));
@@ -270,7 +270,7 @@ RecordsCheck check_reverse_records(int n, std::uint32_t seed) {
 int lesson(int argc, char** argv) {
     long long rows = 8192, cols = 8192, tile_option = 0, reverse_n = 0;
     course::TimingOptions timing;
-    course::Cli cli("03_dynamic_shared", "Dynamic shared memory: a run-time-sized reversal (above 48 KB), three arrays "
+    course::Cli cli("03_dynamic_shared", "Dynamic shared memory: a run-time-sized reversal (above 48 KiB), three arrays "
                                          "in one buffer, the carveout, and the transpose with a run-time tile.");
     cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
         .option("--cols", &cols, "columns of the input matrix", 1, 65536)

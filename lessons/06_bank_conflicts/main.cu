@@ -167,7 +167,7 @@ struct SwizzledTile {  // no spare words: column c of row r is stored at column 
 
 // ---- the microbenchmark: every lane loads s[lane * stride + offset] many times.
 constexpr int kBenchThreads = 256;
-constexpr int kBenchWords = 4096;   // 16 KB of shared memory per block
+constexpr int kBenchWords = 4096;   // 16 KiB of shared memory per block
 constexpr int kBenchUnroll = 32;    // independent loads in flight per thread per step
 constexpr int kBenchShifts = 32;    // distinct offsets cycled through, so no load can be hoisted
 constexpr int kBenchMaxStride = 64;
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kBenchThreads)
 }
 
 // ---- the probe: one warp, exactly one shared load of type T, for Nsight Compute.
-constexpr int kProbeWords = 8192;  // 32 KB; filled with 16-byte stores: 256 conflict-free store wavefronts
+constexpr int kProbeWords = 8192;  // 32 KiB; filled with 16-byte stores: 256 conflict-free store wavefronts
 
 template <class T>  // unsigned (LDS), uint2 (LDS.64) or uint4 (LDS.128)
 __global__ void bank_probe(const uint4* __restrict__ table, const int* __restrict__ element, T* __restrict__ out) {

@@ -8,7 +8,7 @@
 # usage: lessons/06_bank_conflicts/ncu_probes.sh [path/to/06_bank_conflicts]   (default build/06_bank_conflicts)
 #        NCU=/path/to/ncu lessons/06_bank_conflicts/ncu_probes.sh ...
 #
-# The store counters see only the probe's fill of its 32 KB array with 16-byte stores
+# The store counters see only the probe's fill of its 32 KiB array with 16-byte stores
 # (32768 / 128 = 256 wavefronts if conflict-free): the same for every probe, so a loaded pattern
 # shows up in the load columns alone.
 set -euo pipefail
