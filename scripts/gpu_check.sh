@@ -98,7 +98,7 @@ if is_selected 04_reduction; then
     rc=$?; note "racecheck 04_reduction --racy (expected to report hazards, rc $rc): $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_racy.txt" | tail -n 1)"
     [ $rc -eq 124 ] && { status=1; note "  ... timed out"; }
     timeout 300 compute-sanitizer --tool synccheck "${demo[@]}" --divergent-barrier > "$out/synccheck_divergent.txt" 2>&1
-    rc=$?; note "synccheck 04_reduction --divergent-barrier (expected to report errors, rc $rc): $(grep -E 'ERROR SUMMARY' "$out/synccheck_divergent.txt" | tail -n 1)"
+    rc=$?; note "synccheck 04_reduction --divergent-barrier (expected to report errors, rc $rc): $(grep -E 'ERROR SUMMARY: [0-9]+ error' "$out/synccheck_divergent.txt" | head -n 1)"
     [ $rc -eq 124 ] && { status=1; note "  ... timed out"; }
   fi
 fi
