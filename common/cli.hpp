@@ -48,6 +48,8 @@ public:
     void refuse_together(const std::string& a, const std::string& b) const;
     /// Throws UsageError if `option` was given without `needed`: "--a has no effect without --b".
     void refuse_without(const std::string& option, const std::string& needed) const;
+    /// For each of `options` that was given, says on stderr "note: --a has no effect with --mode".
+    void note_ignored(const std::string& mode, const std::vector<std::string>& options) const;
 
 private:
     enum class Kind { Int, Text, Flag };

@@ -35,7 +35,7 @@ std::string no_gpu_reason(int cuda_error, int driver_version, int runtime_versio
     const auto err = static_cast<cudaError_t>(cuda_error);
     const std::string code = std::string(" (") + cudaGetErrorName(err) + ")";
     if (driver_version == 0)
-        return "no NVIDIA driver found (the CUDA runtime could not load libcuda)" + code;
+        return "no NVIDIA driver found: the CUDA runtime could not load libcuda" + code;
     if (err == cudaErrorInsufficientDriver && driver_version > 0)
         return "the NVIDIA driver supports CUDA " + version(driver_version) + ", older than the CUDA " +
                version(runtime_version) + " this program was built with: update the driver" + code;

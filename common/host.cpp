@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -147,6 +148,10 @@ void Cli::refuse_together(const std::string& a, const std::string& b) const {
 }
 void Cli::refuse_without(const std::string& option, const std::string& needed) const {
     if (given(option) && !given(needed)) throw UsageError(option + " has no effect without " + needed + " (see --help)");
+}
+void Cli::note_ignored(const std::string& mode, const std::vector<std::string>& options) const {
+    for (const auto& o : options)
+        if (given(o)) std::fprintf(stderr, "note: %s has no effect with %s\n", o.c_str(), mode.c_str());
 }
 
 std::string Cli::help() const {

@@ -447,11 +447,7 @@ int lesson(int argc, char** argv) {
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
 
-    course::require_gpu();
-    const course::DeviceReport gpu = course::query_device();
-    course::print_device_report(gpu);
-    const double bytes_read = 4.0 * n;
-    course::require_device_memory(bytes_read + 4.0 * tree_partials(n) + (1 << 20), std::to_string(n) + " floats");
+    if (racy) cli.note_ignored("--racy", {"--warmup", "--repeats", "--csv"});  // one untimed run, no table
 
     // Values in [0, 1), like probabilities or pixel intensities. All positive, so the float
     // accumulator's stall shows (check.cu also tests values of both signs).
@@ -467,6 +463,13 @@ int lesson(int argc, char** argv) {
     const double cpu_float_ms = host_ms([&] { cpu_float = sum_cpu<float>(host_in); });
     const double cpu_double_ms = host_ms([&] { reference = sum_cpu<double>(host_in); });
     std::printf("CPU, one core: float accumulator %.9g, double accumulator %.9g\n", cpu_float, reference);
+
+    // Everything above ran on the CPU; from here on the GPU is needed.
+    course::require_gpu();
+    const course::DeviceReport gpu = course::query_device();
+    course::print_device_report(gpu);
+    const double bytes_read = 4.0 * n;
+    course::require_device_memory(bytes_read + 4.0 * tree_partials(n) + (1 << 20), std::to_string(n) + " floats");
     if (racy) return racy_demo(host_in, reference, sum_abs);
 
     const std::string problem = "sum of " + std::to_string(n) + " floats in [0, 1); GPU: median of " +
