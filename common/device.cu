@@ -129,6 +129,7 @@ int run_lesson(int argc, char** argv, int (*body)(int, char**)) {
         std::fprintf(stderr, "%s: %s%s\n", program, kind, message);
         return code;
     };
+    std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);  // line by line through a pipe too (scripts/run_lessons.cmake)
     try {
         return body(argc, argv);
     } catch (const UsageError& e) {
