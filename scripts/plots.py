@@ -17,11 +17,13 @@ at exactly 100 %, and every other row's percent_of_ceiling is already relative t
     06_bank_conflicts_strides.png   lesson 06's stride microbenchmark, if the CSV has it: measured
                                     slowdown against the bank model's conflict degree
     05_tiled_matmul_sweep.png       lesson 05's size sweep, if the CSV has it (tables whose problem
-                                    text says "sweep"): TFLOP/s of each kernel beside cuBLAS
+                                    text says "sweep", or tables for three or more other M x N x K
+                                    sizes): the rate of each kernel beside cuBLAS
     course.png                      every lesson's ladder in one figure
 
 Every number drawn is one the CSV holds. If a lesson's table was appended more than once (several
-runs into one file), the last one is drawn. The GPU and CUDA version in each caption come from the
+runs into one file), the last one is drawn; a lesson's ladder is the first problem it wrote a table
+with a ceiling for (its default run). The GPU and CUDA version in each caption come from the
 CSV's gpu column ("NVIDIA H200 (sm_90, CUDA 13.0)"), or from summary.txt beside the CSV if that
 column lacks the CUDA version.
 
@@ -101,12 +103,22 @@ def lessons_in(tables):
 
 
 def ladder_of(tables, lesson):
-    """The lesson's ladder: its largest table with a ceiling (the last one of that size)."""
+    """The lesson's ladder: the first problem it wrote a table with a ceiling for (its default run),
+    and of that problem the last table (the latest run, if several were appended)."""
     candidates = [t for t in tables if t.lesson == lesson and t.ceiling() is not None and not t.is_sweep()]
     if not candidates:
         return None
-    most = max(len(t.rows) for t in candidates)
-    return [t for t in candidates if len(t.rows) == most][-1]
+    return [t for t in candidates if t.problem == candidates[0].problem][-1]
+
+
+def sweeps_of(tables, lesson, ladder):
+    """Tables of a size sweep: problem text that says "sweep", or else, where the lesson wrote
+    tables for three or more M x N x K sizes besides its ladder, those tables."""
+    marked = [t for t in tables if t.lesson == lesson and t.is_sweep()]
+    if marked:
+        return marked
+    others = [t for t in tables if t.lesson == lesson and t.problem != ladder.problem and SIZE.search(t.problem)]
+    return others if len({SIZE.search(t.problem).groups() for t in others}) >= 3 else []
 
 
 def gpu_caption(gpu, summary_path):
@@ -356,7 +368,7 @@ def main(argv):
         strides = [t for t in tables if t.lesson == lesson and t.is_strides()]
         if strides:
             plot_strides(strides[-1], caption, source, out, written)
-        sweeps = [t for t in tables if t.lesson == lesson and t.is_sweep()]
+        sweeps = sweeps_of(tables, lesson, ladder)
         if sweeps:
             plot_sweep(lesson, sweeps, caption, source, out, written)
     if not ladders:
