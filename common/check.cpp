@@ -1,11 +1,15 @@
-// check.cpp — host-side checks of common/: verification, command-line parsing, results table.
+// check.cpp — host-side checks of common/: verification, command-line parsing, results table,
+// the reason given when no GPU can be used.
 // These need no GPU and run in CI.
 #include "testing.hpp"
 
 #include "cli.hpp"
+#include "device_info.cuh"
 #include "results.hpp"
 #include "timer.cuh"
 #include "verify.hpp"
+
+#include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdio>
@@ -165,4 +169,94 @@ TEST_CASE("ResultsTable computes percent of the ceiling and writes CSV") {
 TEST_CASE("gb_per_s and tflop_per_s use powers of ten") {
     CHECK(gb_per_s(2e9, 1000.0) == doctest::Approx(2.0));
     CHECK(tflop_per_s(1e12, 1000.0) == doctest::Approx(1.0));
+}
+
+TEST_CASE("Cli knows which options were given, and refuses conflicting or idle ones") {
+    long long a = 1, b = 2;
+    bool flag = false;
+    auto parse = [&](std::vector<const char*> argv) {
+        Cli cli("prog", "summary");
+        cli.option("--a", &a, "a", 0, 10).option("--b", &b, "b", 0, 10).flag("--flag", &flag, "f");
+        cli.parse(static_cast<int>(argv.size()), argv.data());
+        return cli;
+    };
+    const Cli both = parse({"prog", "--a", "1", "--b=2"});
+    CHECK(both.given("--a"));
+    CHECK(both.given("--b"));
+    CHECK_FALSE(both.given("--flag"));
+    CHECK_THROWS_AS(both.refuse_together("--a", "--b"), UsageError);
+    CHECK_NOTHROW(both.refuse_without("--a", "--b"));
+    const Cli only_a = parse({"prog", "--a", "1"});  // the default value of --b does not count as given
+    CHECK_NOTHROW(only_a.refuse_together("--a", "--b"));
+    CHECK_THROWS_AS(only_a.refuse_without("--a", "--b"), UsageError);
+    try {
+        only_a.refuse_without("--a", "--b");
+    } catch (const UsageError& e) {
+        CHECK(std::string(e.what()) == "--a has no effect without --b (see --help)");
+    }
+    try {
+        both.refuse_together("--a", "--b");
+    } catch (const UsageError& e) {
+        CHECK(std::string(e.what()) == "--a and --b cannot be combined (see --help)");
+    }
+}
+
+TEST_CASE("--csv into a folder that does not exist is refused while parsing, before any work") {
+    TimingOptions timing;
+    auto parse = [&](const char* path) {
+        Cli cli("prog", "summary");
+        add_timing_options(cli, timing);
+        const char* argv[] = {"prog", "--csv", path};
+        return cli.parse(3, argv);
+    };
+    CHECK_THROWS_AS(parse("no_such_folder_for_common_check/results.csv"), UsageError);
+    try {
+        parse("no_such_folder_for_common_check/results.csv");
+    } catch (const UsageError& e) {
+        CHECK(std::string(e.what()).find("the folder 'no_such_folder_for_common_check' does not exist") != std::string::npos);
+    }
+    CHECK_THROWS_AS(parse("."), UsageError);  // a folder, not a file
+
+    // A writable new file passes and is not left behind; an existing one passes and is unchanged.
+    const std::string path = "common_check_writable.csv";
+    std::remove(path.c_str());
+    CHECK(parse(path.c_str()));
+    CHECK_FALSE(std::ifstream(path).good());
+    std::ofstream(path) << "kept\n";
+    CHECK(parse(path.c_str()));
+    std::string line;
+    std::getline(std::ifstream(path) >> std::ws, line);
+    CHECK(line == "kept");
+    std::remove(path.c_str());
+
+    // An empty file (say, made by `touch`) still gets the header line.
+    std::ofstream(path).close();
+    ResultsTable t("x", "GB/s");
+    t.add("a", 1, 1, "ok", true);
+    t.append_csv(path, "01", "gpu");
+    std::ifstream f(path);
+    std::getline(f, line);
+    CHECK(line == "lesson,gpu,problem,kernel,ms,rate,unit,percent_of_ceiling,check");
+    f.close();
+    std::remove(path.c_str());
+}
+
+TEST_CASE("without a driver the GPU-unavailable reason says so, not 'driver version is insufficient'") {
+    const std::string none = no_gpu_reason(cudaErrorInsufficientDriver, 0, 13000);
+    CHECK(none.find("no NVIDIA driver found") == 0);
+    CHECK(none.find("insufficient") == std::string::npos);
+    const std::string old = no_gpu_reason(cudaErrorInsufficientDriver, 12020, 13000);
+    CHECK(old.find("supports CUDA 12.2") != std::string::npos);
+    CHECK(old.find("CUDA 13.0 this program was built with") != std::string::npos);
+    CHECK(old.find("no NVIDIA driver") == std::string::npos);
+    const std::string other = no_gpu_reason(cudaErrorNoDevice, 13000, 13000);
+    CHECK(other.find("cudaErrorNoDevice") != std::string::npos);
+    CHECK(other.find("no NVIDIA driver") == std::string::npos);
+
+    // And on this machine: the reason used by the lessons and the checks agrees with the driver.
+    int driver = -1;
+    REQUIRE(cudaDriverGetVersion(&driver) == cudaSuccess);
+    const std::string here = gpu_unavailable_reason();
+    if (driver == 0) CHECK(here.find("no NVIDIA driver found") == 0);
+    else CHECK(here.find("no NVIDIA driver found") == std::string::npos);
 }

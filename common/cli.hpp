@@ -4,6 +4,7 @@
 // run_lesson() prints it and exits with code 2.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,10 +33,23 @@ public:
     /// A switch without a value.
     Cli& flag(const std::string& name, bool* value, const std::string& help);
 
+    /// A check run at the end of parse(), once every option has its value (e.g. that the --csv
+    /// folder exists, so a typo is caught before minutes of timing, not after).
+    Cli& after_parse(std::function<void()> check);
+
     /// Returns false if --help was given (the help text has been printed to stdout);
     /// throws UsageError on anything it does not understand.
     bool parse(int argc, const char* const* argv);
     std::string help() const;
+
+    /// Whether `name` was on the command line (not merely left at its default).
+    bool given(const std::string& name) const;
+    /// Throws UsageError if both options were given: "--a and --b cannot be combined".
+    void refuse_together(const std::string& a, const std::string& b) const;
+    /// Throws UsageError if `option` was given without `needed`: "--a has no effect without --b".
+    void refuse_without(const std::string& option, const std::string& needed) const;
+    /// For each of `options` that was given, says on stderr "note: --a has no effect with --mode".
+    void note_ignored(const std::string& mode, const std::vector<std::string>& options) const;
 
 private:
     enum class Kind { Int, Text, Flag };
@@ -48,7 +62,13 @@ private:
     };
     std::string program_, summary_;
     std::vector<Opt> opts_;
+    std::vector<std::string> given_;
+    std::vector<std::function<void()>> checks_;
 };
+
+/// Throws UsageError (naming `option`) unless `path` can be written: its folder exists and the
+/// file, new or old, can be opened for appending. Leaves no file behind if there was none.
+void require_writable_file(const std::string& path, const std::string& option);
 
 /// The options every timed lesson shares.
 struct TimingOptions {
@@ -56,6 +76,7 @@ struct TimingOptions {
     int repeats = 20;
     std::string csv;  // if set, results are appended to this CSV file
 };
+/// Adds --warmup, --repeats and --csv; a --csv path that cannot be written is refused by parse().
 void add_timing_options(Cli& cli, TimingOptions& options);
 
 }  // namespace course

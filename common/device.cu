@@ -2,6 +2,7 @@
 #include "lesson.cuh"
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 namespace course {
@@ -29,12 +30,27 @@ std::string DeviceReport::short_description() const {
            std::to_string(runtime_version / 1000) + "." + std::to_string(runtime_version % 1000 / 10) + ")";
 }
 
+std::string no_gpu_reason(int cuda_error, int driver_version, int runtime_version) {
+    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    const auto err = static_cast<cudaError_t>(cuda_error);
+    const std::string code = std::string(" (") + cudaGetErrorName(err) + ")";
+    if (driver_version == 0)
+        return "no NVIDIA driver found: the CUDA runtime could not load libcuda" + code;
+    if (err == cudaErrorInsufficientDriver && driver_version > 0)
+        return "the NVIDIA driver supports CUDA " + version(driver_version) + ", older than the CUDA " +
+               version(runtime_version) + " this program was built with: update the driver" + code;
+    return std::string("no usable CUDA GPU: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+}
+
 std::string gpu_unavailable_reason() {
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
         cudaGetLastError();  // clear the sticky error so later calls are not confused by it
-        return std::string("no usable CUDA GPU: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+        int driver = -1, runtime = 0;  // -1: unknown, if even this call fails
+        if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = -1;
+        cudaRuntimeGetVersion(&runtime);
+        return no_gpu_reason(err, driver, runtime);
     }
     if (count == 0) return "no usable CUDA GPU: the driver reports 0 devices";
     cudaFuncAttributes attrs{};
@@ -105,27 +121,29 @@ void require_device_memory(double bytes, const std::string& what) {
 
 int run_lesson(int argc, char** argv, int (*body)(int, char**)) {
     const char* program = argc > 0 ? argv[0] : "lesson";
+    if (const char* slash = std::strrchr(program, '/')) program = slash + 1;
+    // One line on stderr, after whatever the lesson printed so far (flushed first, so the order
+    // holds through a pipe too), and the documented exit code.
+    auto fail = [&](int code, const char* kind, const char* message) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s: %s%s\n", program, kind, message);
+        return code;
+    };
+    std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);  // line by line through a pipe too (scripts/run_lessons.cmake)
     try {
         return body(argc, argv);
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "%s: error: %s\n", program, e.what());
-        return kExitUsage;
+        return fail(kExitUsage, "error: ", e.what());
     } catch (const NoGpuError& e) {
-        std::fprintf(stderr, "%s: %s\n", program, e.what());
-        return kExitNoGpu;
+        return fail(kExitNoGpu, "the GPU part (kernels, their checks, timings) did not run: ", e.what());
     } catch (const DoesNotFitError& e) {
-        std::fprintf(stderr, "%s: does not fit: %s\n", program, e.what());
-        return kExitDoesNotFit;
+        return fail(kExitDoesNotFit, "does not fit: ", e.what());
     } catch (const CudaError& e) {
-        if (e.code() == cudaErrorMemoryAllocation) {  // a size that passed the estimate but not cudaMalloc
-            std::fprintf(stderr, "%s: does not fit: %s\n", program, e.what());
-            return kExitDoesNotFit;
-        }
-        std::fprintf(stderr, "%s: CUDA error: %s\n", program, e.what());
-        return kExitFailed;
+        if (e.code() == cudaErrorMemoryAllocation)  // a size that passed the estimate but not cudaMalloc
+            return fail(kExitDoesNotFit, "does not fit: ", e.what());
+        return fail(kExitFailed, "CUDA error: ", e.what());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: error: %s\n", program, e.what());
-        return kExitFailed;
+        return fail(kExitFailed, "error: ", e.what());
     }
 }
 

@@ -44,6 +44,10 @@ public:
 
 /// Empty if a GPU can run this program's kernels, otherwise a one-line reason.
 std::string gpu_unavailable_reason();
+/// The reason when cudaGetDeviceCount failed with `cuda_error`, given what cudaDriverGetVersion
+/// (0: no driver installed at all) and cudaRuntimeGetVersion said. Without a driver, CUDA reports
+/// cudaErrorInsufficientDriver, which reads as "update your driver"; this says what is wrong.
+std::string no_gpu_reason(int cuda_error, int driver_version, int runtime_version);
 /// Throws NoGpuError with that reason.
 void require_gpu();
 DeviceReport query_device(int device = 0);

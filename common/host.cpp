@@ -8,7 +8,10 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -132,6 +135,24 @@ Cli& Cli::flag(const std::string& name, bool* value, const std::string& help) {
     opts_.push_back({name, help, Kind::Flag, value, 0, 0, false});
     return *this;
 }
+Cli& Cli::after_parse(std::function<void()> check) {
+    checks_.push_back(std::move(check));
+    return *this;
+}
+
+bool Cli::given(const std::string& name) const {
+    return std::find(given_.begin(), given_.end(), name) != given_.end();
+}
+void Cli::refuse_together(const std::string& a, const std::string& b) const {
+    if (given(a) && given(b)) throw UsageError(a + " and " + b + " cannot be combined (see --help)");
+}
+void Cli::refuse_without(const std::string& option, const std::string& needed) const {
+    if (given(option) && !given(needed)) throw UsageError(option + " has no effect without " + needed + " (see --help)");
+}
+void Cli::note_ignored(const std::string& mode, const std::vector<std::string>& options) const {
+    for (const auto& o : options)
+        if (given(o)) std::fprintf(stderr, "note: %s has no effect with %s\n", o.c_str(), mode.c_str());
+}
 
 std::string Cli::help() const {
     std::ostringstream s;
@@ -173,6 +194,7 @@ bool Cli::parse(int argc, const char* const* argv) {
         }
         auto it = std::find_if(opts_.begin(), opts_.end(), [&](const Opt& o) { return o.name == arg; });
         if (it == opts_.end()) throw UsageError("unknown option '" + arg + "' (see --help)");
+        given_.push_back(arg);
         if (it->kind == Kind::Flag) {
             if (has_value) throw UsageError(arg + " takes no value");
             *static_cast<bool*>(it->target) = true;
@@ -191,13 +213,34 @@ bool Cli::parse(int argc, const char* const* argv) {
             *static_cast<long long*>(it->target) = parse_integer(value, arg, it->min, it->max);
         }
     }
+    for (const auto& check : checks_) check();
     return true;
+}
+
+void require_writable_file(const std::string& path, const std::string& option) {
+    namespace fs = std::filesystem;
+    const fs::path p(path);
+    const fs::path folder = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+        throw UsageError(option + " '" + path + "': the folder '" + folder.string() + "' does not exist");
+    if (fs::is_directory(p, ec)) throw UsageError(option + " '" + path + "' is a folder, not a file");
+    const bool existed = fs::exists(p, ec);
+    errno = 0;
+    const bool writable = std::ofstream(path, std::ios::app).good();  // appending changes nothing yet
+    const int why = errno;
+    if (!existed) fs::remove(p, ec);
+    if (!writable)
+        throw UsageError(option + " '" + path + "' cannot be written" + (why ? std::string(": ") + std::strerror(why) : ""));
 }
 
 void add_timing_options(Cli& cli, TimingOptions& options) {
     cli.option("--warmup", &options.warmup, "untimed launches before timing", 0, 1000)
         .option("--repeats", &options.repeats, "timed launches; the median is reported", 1, 10000)
-        .option("--csv", &options.csv, "append the results table to this CSV file");
+        .option("--csv", &options.csv, "append the results table to this CSV file (its folder must exist)")
+        .after_parse([&options] {
+            if (!options.csv.empty()) require_writable_file(options.csv, "--csv");
+        });
 }
 
 // ---------------------------------------------------------------- results table
@@ -244,7 +287,8 @@ static std::string csv_field(const std::string& s) {
 }
 
 void ResultsTable::append_csv(const std::string& path, const std::string& lesson, const std::string& gpu) const {
-    const bool fresh = !std::ifstream(path).good();
+    std::error_code ec;  // a missing or empty file gets the header line
+    const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
     std::ofstream f(path, std::ios::app);
     if (!f) throw std::runtime_error("cannot write CSV file '" + path + "'");
     if (fresh) f << "lesson,gpu,problem,kernel,ms,rate,unit,percent_of_ceiling,check\n";

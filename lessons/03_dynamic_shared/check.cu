@@ -22,6 +22,14 @@ TEST_CASE("validate_tile accepts the powers of two from 8 to 256 and nothing els
         CHECK_THROWS_AS(validate_tile(t), course::UsageError);
 }
 
+TEST_CASE("command line: --tile outside its listed values is refused before anything runs") {
+    for (const char* bad : {"512", "48", "-8", "4"}) {
+        CAPTURE(bad);
+        const char* args[] = {"03_dynamic_shared", "--tile", bad};
+        CHECK_THROWS_AS(lesson(3, const_cast<char**>(args)), course::UsageError);
+    }
+}
+
 TEST_CASE("transpose_block: whole warps, a block that fits, rows per pass that divide the tile") {
     for (int t : {8, 16, 32, 64, 128, 256}) {
         CAPTURE(t);

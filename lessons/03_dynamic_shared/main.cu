@@ -267,6 +267,19 @@ RecordsCheck check_reverse_records(int n, std::uint32_t seed) {
 
 // ---------------------------------------------------------------- the lesson
 
+/// Host only: the shared memory each tile edge asks for. Every CUDA GPU gives a block 48 KiB
+/// without asking (cudaDevAttrMaxSharedMemoryPerBlock); more needs the opt-in, up to a per-GPU limit.
+void print_smem_budget() {
+    constexpr std::size_t kDefaultPerBlock = 48 * 1024;
+    std::printf("== shared memory per block of transpose_dynamic_tile: tile x (tile + 1) floats ==\n");
+    for (int t : {8, 16, 32, 64, 128, 256}) {
+        const std::size_t bytes = transpose_smem_bytes(t);
+        std::printf("  tile %3d: %3d x %3d x 4 B = %6zu B = %6.1f KiB%s\n", t, t, t + 1, bytes, bytes / 1024.0,
+                    bytes > kDefaultPerBlock ? "  (above 48 KiB: only with the opt-in, if the GPU has that much)" : "");
+    }
+    std::printf("\n");
+}
+
 int lesson(int argc, char** argv) {
     long long rows = 8192, cols = 8192, tile_option = 0, reverse_n = 0;
     course::TimingOptions timing;
@@ -274,7 +287,7 @@ int lesson(int argc, char** argv) {
                                          "in one buffer, the carveout, and the transpose with a run-time tile.");
     cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
         .option("--cols", &cols, "columns of the input matrix", 1, 65536)
-        .option("--tile", &tile_option, "tile edge: 8, 16, 32, 64, 128 or 256; 0 = time 8 to 128", 0, 1 << 20)
+        .option("--tile", &tile_option, "tile edge: 8, 16, 32, 64, 128 or 256; 0 = time 8 to 128", 0, 256)
         .option("--reverse-n", &reverse_n, "floats reversed in one block; 0 = as many as the GPU allows", 0, 1LL << 28);
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
@@ -282,6 +295,7 @@ int lesson(int argc, char** argv) {
     std::vector<int> tiles(std::begin(kTileSizes), std::end(kTileSizes));
     if (tile_option != 0) tiles = {validate_tile(tile_option)};
 
+    print_smem_budget();
     course::require_gpu();
     const course::DeviceReport& gpu = this_gpu();
     course::print_device_report(gpu);

@@ -229,6 +229,19 @@ TEST_CASE("probe table: unique names, aligned, inside the probe array") {
     CHECK_THROWS_AS(probe_named(probe_table(), "no_such_probe"), course::UsageError);
 }
 
+TEST_CASE("command line: conflicting probe options and idle ones are refused before anything runs") {
+    const std::vector<std::vector<const char*>> bad = {
+        {"06_bank_conflicts", "--probe", "w4_stride2", "--probe-stride", "2"},  // which one?
+        {"06_bank_conflicts", "--probe", "w4_stride2", "--list-probes"},
+        {"06_bank_conflicts", "--probe-width", "8"},  // a width, but for no --probe-stride
+        {"06_bank_conflicts", "--probe-stride", "2", "--probe-width", "12"},
+    };
+    for (const auto& argv : bad) {
+        CAPTURE(argv.size());
+        CHECK_THROWS_AS(lesson(static_cast<int>(argv.size()), const_cast<char**>(argv.data())), course::UsageError);
+    }
+}
+
 TEST_CASE("transpose_cpu and the microbenchmark's CPU sums") {
     const std::vector<float> in = course::random_floats(5 * 7, 1);
     const std::vector<float> out = transpose_cpu(in, 5, 7);

@@ -587,6 +587,12 @@ int lesson(int argc, char** argv) {
     if (!cli.parse(argc, argv)) return course::kExitOk;
     if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
     if (probe_width != 4 && probe_width != 8 && probe_width != 16) throw course::UsageError("--probe-width must be 4, 8 or 16");
+    cli.refuse_together("--probe", "--probe-stride");
+    cli.refuse_together("--probe", "--list-probes");
+    cli.refuse_without("--probe-width", "--probe-stride");
+    if (!probe.empty() || probe_stride >= 0 || list_probes)  // one probe launch, or none: nothing is timed
+        cli.note_ignored(list_probes ? "--list-probes" : !probe.empty() ? "--probe" : "--probe-stride",
+                         {"--rows", "--cols", "--steps", "--warmup", "--repeats", "--csv"});
 
     // ---- probes: one launch, one warp, one load; the prediction is printed for ncu_probes.sh
     std::vector<Probe> probes = probe_table();
@@ -626,7 +632,9 @@ int lesson(int argc, char** argv) {
     print_transpose_analysis(gpu.sm_count, clock_khz * 1e3);
     bool all_ok = true;
 
-    // ---- the microbenchmark
+    // ---- the microbenchmark (its rows also go to --csv, as a table of their own, for the plot)
+    course::ResultsTable strides("stride microbenchmark: every lane loads s[lane * stride]; rate = time / time at stride 1",
+                                 "x stride 1");
     {
         const int blocks = bench_blocks(gpu);
         const std::vector<unsigned> bench_table(table.begin(), table.begin() + kBenchWords);
@@ -650,6 +658,8 @@ int lesson(int argc, char** argv) {
             const double slowdown = ms / base_ms;
             const bool within = slowdown >= 0.85 * degree && slowdown <= 1.15 * degree;
             const std::string label = stride ? std::to_string(stride) : "0 (bc)";
+            strides.add("s[lane * " + std::to_string(stride) + "], model degree " + std::to_string(degree), ms, slowdown,
+                        ok ? "ok" : "FAIL");
             std::printf("  %7s %14d %10.4f %18.2f %12s %8s\n", label.c_str(), degree, ms, slowdown,
                         within ? "yes" : "NO", ok ? "ok" : "FAIL");
             if (stride == 1) {  // a throughput-bound stride 1 should come close to 128 B/clock/SM
@@ -685,7 +695,10 @@ int lesson(int argc, char** argv) {
         results.add(k.name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check.ok() ? "ok" : "FAIL");
     }
     results.print();
-    if (!timing.csv.empty()) results.append_csv(timing.csv, "06_bank_conflicts", gpu.short_description());
+    if (!timing.csv.empty()) {
+        results.append_csv(timing.csv, "06_bank_conflicts", gpu.short_description());
+        strides.append_csv(timing.csv, "06_bank_conflicts", gpu.short_description());
+    }
     std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
     return all_ok ? course::kExitOk : course::kExitFailed;
 }
