@@ -52,10 +52,9 @@ csv_field() {  # RFC 4180: quote a field holding a comma, quote or line break; d
   if [[ $s == *[,\"$'\n\r']* || $s == " "* || $s == *" " ]]; then s="\"${s//\"/\"\"}\""; fi
   printf '%s' "$s"
 }
-md_field() {  # Markdown table cell: escape what would end the cell or start markup
-  local s=$1
-  s=${s//\\/\\\\}; s=${s//|/\\|}; s=${s//</\\<}; s=${s//\*/\\*}; s=${s//\`/\\\`}
-  printf '%s' "$s"
+md_field() {  # Markdown table cell: escape what would end the cell or start markup (an HTML tag,
+              # emphasis, code); "transpose_tiled<(int)32>" stays as it is
+  printf '%s' "$1" | sed -E 's/\\/\\\\/g; s/\|/\\|/g; s/<([A-Za-z\/!?])/\\<\1/g; s/\*/\\*/g; s/`/\\`/g'
 }
 
 # write_gradebook CELLS OUTDIR: writes OUTDIR/gradebook.csv and .md; returns 0 if every cell passed.
@@ -83,6 +82,7 @@ write_gradebook() {
       npassed=$((npassed + 1))
     else
       failed=1
+      [ -n "$finding" ] || finding="${passed:-0} of ${total:-0} test cases passed"  # never a blank failure
     fi
     local field sep=""
     for field in "$student" "$lesson" "$compiled" "$passed" "$total" "$finding"; do
@@ -257,9 +257,9 @@ if ! { cmake -S "$repo" -B "$common" "${config[@]}" &&
 fi
 probe=$(COURSE_REQUIRE_GPU=1 "$common/common_check" --gpu 2>&1 < /dev/null); rc=$?
 if [ $rc -ne 0 ]; then
-  reason=$(grep -m 1 'COURSE_REQUIRE_GPU is set but' <<< "$probe" | sed 's/^.*COURSE_REQUIRE_GPU is set but //')
+  reason=$(grep -m 1 'COURSE_REQUIRE_GPU is set but' <<< "$probe" | sed 's/^.*COURSE_REQUIRE_GPU is set but //; s/^no usable CUDA GPU: //')
   if [ -n "$reason" ]; then
-    echo "$me: no usable GPU: $reason (nothing graded)" >&2; exit 3
+    echo "$me: no usable GPU: nvidia-smi lists one, but the CUDA runtime says $reason (nothing graded)" >&2; exit 3
   fi
   printf '%s\n' "$probe" | tail -n 5 >&2
   echo "$me: the check of common/ failed on this GPU (exit $rc); nothing graded" >&2; exit 1
