@@ -376,7 +376,7 @@ for i in "${!cell_dirs[@]}"; do
       else
         where=$(grep -m 1 -E '^=========     at ' "$log" | sed -E 's/^=========     at //; s/\+0x[0-9a-f]+.*$//')
       fi
-      where=$(strip_args "$where")
+      where=$(strip_args "${where#void }")
       if [ $src -eq 124 ] || [ $src -eq 137 ]; then
         found+=("$tool timed out after $sanitize_timeout s")
       elif [ $tool = racecheck ] && [[ $(grep 'RACECHECK SUMMARY' "$log") =~ ([0-9]+)\ hazards?\ displayed ]] &&
