@@ -166,8 +166,12 @@ is_lesson() { local l; for l in "${lessons[@]}"; do [ "$l" = "$1" ] && return 0;
 clean() { local s=$1; printf '%s' "${s//[[:cntrl:]]/ }"; }  # one line per value in result.txt
 
 cells_dir=$out/cells
+marker=$cells_dir/.made-by-grade.sh  # so that a second run deletes only what a first one made
+if [ -e "$cells_dir" ] && [ ! -f "$marker" ]; then
+  echo "$me: $cells_dir exists and was not made by $me; give another --out" >&2; exit 2
+fi
 rm -rf -- "$cells_dir" "$out/gradebook.csv" "$out/gradebook.md"
-mkdir -p -- "$cells_dir" || exit 1
+mkdir -p -- "$cells_dir" && : > "$marker" || exit 1
 ncell=0
 cell_dirs=() cell_sources=() cell_lessons=()
 new_cell() {  # new_cell STUDENT LESSON [SOURCE]: a cell folder, with result.txt when there is nothing to build
