@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# make_test_submissions.sh DIR — a folder of made-up student submissions to try scripts/grade.sh
+# on. Each is a lesson's own main.cu with one small textual edit (an edit whose text is not found
+# exactly once stops the script, so it never silently writes an unedited, correct file). The
+# names have spaces, an apostrophe, a double quote, a comma, a leading dash and a non-ASCII letter.
+#
+# student (folder)              lesson                what is wrong -> what `grade.sh --sanitize` should report
+# Ada Lovelace                  01_naive_transpose    nothing -> compiled, every check passed, no finding
+# Ada Lovelace                  02_shared_transpose   nothing -> compiled, every check passed, no finding
+# O'Brien, Pat "wrong index"    01_naive_transpose    transpose_naive_strided_writes writes out[row][col]
+#                                                     of a rows x cols matrix instead of out[col][row] ->
+#                                                     the awkward-shape test case fails, first at 257 x 1031
+#                                                     (1 x N and N x 1 pass: there both layouts agree)
+# -Zoë missing barrier          02_shared_transpose   no __syncthreads() between the tile's load and store
+#                                                     in transpose_tiled -> the checks pass or fail
+#                                                     depending on timing; racecheck reports hazards in
+#                                                     transpose_tiled (RACE) either way
+# Lin does not compile          02_shared_transpose   an undeclared variable -> does not compile, with nvcc's
+#                                                     first error line
+# Sam never terminates          01_naive_transpose    a loop whose step is blockDim.y / 32 == 0 in
+#                                                     transpose_naive_strided_writes -> timed out (the host
+#                                                     test cases before it count as passed); no sanitizer run
+# Kim out of bounds             02_shared_transpose   transpose_tiled's store drops its out_row < cols test,
+#                                                     so tiles on the right edge write past the end of the
+#                                                     output -> memcheck: Invalid __global__ write
+#                                                     (MEMCHECK); without the sanitizer the checks may pass
+#                                                     (the writes land in memory nobody checks) or fail with
+#                                                     an illegal-address error
+# Lee stray folders             03_dynamic_shared     a lesson folder without main.cu -> reported as such
+# Lee stray folders             07_extra_credit       not a lesson folder -> reported as such
+set -euo pipefail
+if [ $# -ne 1 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+  [ $# -eq 1 ] && exit 0 || exit 2
+fi
+repo=$(cd -- "$(dirname -- "$0")/.." && pwd -P)
+dir=$1
+if [ -e "$dir" ] && [ -n "$(ls -A -- "$dir")" ]; then
+  echo "make_test_submissions.sh: '$dir' exists and is not empty; give a new folder" >&2; exit 2
+fi
+mkdir -p -- "$dir"
+
+# submit STUDENT LESSON: the lesson's own main.cu, unchanged.
+submit() {
+  mkdir -p -- "$dir/$1/$2"
+  cp -- "$repo/lessons/$2/main.cu" "$dir/$1/$2/main.cu"
+}
+# edit STUDENT LESSON OLD NEW: the lesson's main.cu with the text OLD (which must occur exactly
+# once) replaced by NEW. Plain bash string operations: OLD is matched literally.
+edit() {
+  local student=$1 lesson=$2 old=$3 new=$4 text rest count
+  text=$(< "$repo/lessons/$lesson/main.cu")
+  rest=${text//"$old"/}
+  count=$(( (${#text} - ${#rest}) / ${#old} ))
+  if [ "$count" -ne 1 ]; then
+    echo "make_test_submissions.sh: $student/$lesson: the text to edit occurs $count times in lessons/$lesson/main.cu, not once:" >&2
+    printf '%s\n' "$old" >&2
+    exit 1
+  fi
+  mkdir -p -- "$dir/$student/$lesson"
+  printf '%s\n' "${text/"$old"/"$new"}" > "$dir/$student/$lesson/main.cu"
+}
+
+submit "Ada Lovelace" 01_naive_transpose
+submit "Ada Lovelace" 02_shared_transpose
+
+edit "O'Brien, Pat \"wrong index\"" 01_naive_transpose \
+'    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];' \
+'    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < rows && col < cols) out[row * cols + col] = in[row * cols + col];'
+
+edit "-Zoë missing barrier" 02_shared_transpose \
+'    __syncthreads();
+    // Swapped roles: output row = input column col0 + y, output column = input row row0 + x.' \
+'    // Swapped roles: output row = input column col0 + y, output column = input row row0 + x.'
+
+edit "Lin does not compile" 02_shared_transpose \
+'tile[y][threadIdx.x] = in[r * cols + c];' \
+'tile[y][threadIdx.x] = in[r * width + c];'
+
+edit "Sam never terminates" 01_naive_transpose \
+'    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];' \
+'    const int step = blockDim.y / kBlockX;  // rows per pass, meant to be gridDim.y * blockDim.y
+    // (volatile: so that the compiler cannot turn the loop into a trip count of 2^32 - 1 and end it)
+    for (volatile int row = blockIdx.y * blockDim.y + threadIdx.y; row < rows; row += step)
+        if (col < cols) out[col * rows + row] = in[row * cols + col];'
+
+edit "Kim out of bounds" 02_shared_transpose \
+'        if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[threadIdx.x][y];' \
+'        if (out_col < rows) out[out_row * rows + out_col] = tile[threadIdx.x][y];'
+
+mkdir -p -- "$dir/Lee stray folders/03_dynamic_shared" "$dir/Lee stray folders/07_extra_credit"
+echo "I ran out of time for this one." > "$dir/Lee stray folders/03_dynamic_shared/notes.txt"
+cp -- "$repo/lessons/03_dynamic_shared/main.cu" "$dir/Lee stray folders/07_extra_credit/main.cu"
+
+echo "make_test_submissions.sh: wrote $(find "$dir" -name main.cu | wc -l) main.cu files for $(ls -- "$dir" | wc -l) students into $dir"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Host test of scripts/grade.sh's gradebook writer, on canned cell results (no GPU, no build):
+# `grade.sh --gradebook-from CELLS` must write exactly the expected CSV (RFC 4180 quoting of
+# commas, quotes and spaces in names) and Markdown (escaped pipes, backslashes, markup), print the
+# Markdown, and exit 1 when a cell did not pass, 0 when all did, 1 when there are no cells.
+set -u
+here=$(cd -- "$(dirname -- "$0")" && pwd -P)
+grade=$here/../../scripts/grade.sh
+tmp=$(mktemp -d)
+trap 'rm -rf -- "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+for case in mixed:1 all_passed:0; do
+  name=${case%:*} want=${case#*:}
+  "$grade" --gradebook-from "$here/canned/$name" --out "$tmp/$name" > "$tmp/$name.stdout" 2>&1
+  rc=$?
+  [ $rc -eq "$want" ] || fail "$name: exit code $rc, expected $want"
+  for ext in csv md; do
+    diff -u "$here/expected/$name.$ext" "$tmp/$name/gradebook.$ext" || fail "$name: gradebook.$ext differs from expected/$name.$ext"
+  done
+  diff -u "$tmp/$name/gradebook.md" "$tmp/$name.stdout" > /dev/null || fail "$name: what it printed is not gradebook.md"
+done
+
+# The rules the expected files encode, spelled out for the two hardest rows:
+csv=$tmp/mixed/gradebook.csv md=$tmp/mixed/gradebook.md
+grep -qxF "\"O'Brien, Pat \"\"wrong index\"\"\",01_naive_transpose,yes,4,5,\"k.name := transpose_naive_strided_writes; rows := 257; cols := 1031; FAIL: 264966 of 264967 differ, first at (0, 1): got 0.25, expected -0.5\"" "$csv" ||
+  fail "a name with a comma and quotes is not quoted as RFC 4180 says"
+grep -qxF '|  spaced, piped \| back\\slash  | 04_reduction | yes | 0 | 14 | crashed (SIGSEGV) in: a \`tick\` \<b>bold\</b> \*star\* \| pipe |' "$md" ||
+  fail "pipes, backslashes and markup are not escaped in the Markdown table"
+[ "$(grep -c '' "$csv")" -eq 12 ] || fail "gradebook.csv should have a header and 11 rows"
+
+mkdir -p "$tmp/none"
+"$grade" --gradebook-from "$tmp/none" --out "$tmp/none-out" > "$tmp/none.stdout" 2>&1
+[ $? -eq 1 ] || fail "a folder without cell results should exit 1"
+
+[ $failures -eq 0 ] && echo "gradebook writer: all assertions passed" || exit 1
