@@ -21,7 +21,7 @@ set(log ${CMAKE_CURRENT_BINARY_DIR}/oclgrind_${EXPECT}.log)
 file(REMOVE ${log})
 set(args --rows 37 --cols 45 --warmup 0 --repeats 1)
 if(EXPECT STREQUAL "clean")  # every check Oclgrind has
-  set(checks --data-races --uninitialized --check-api)
+  set(checks --data-races --uninitialized --check-api --max-errors 8)
 elseif(EXPECT STREQUAL "race")
   # Only the race detector: with --uninitialized the racy kernel's reads of tile elements that
   # nobody has written yet are reported first, and those reports would use up --max-errors.
