@@ -101,6 +101,11 @@ if [[ " ${selected[*]} " == *" 02_shared_transpose "* ]]; then
       if OCL_ICD_VENDORS=$vendors "$build/02_shared_transpose_opencl" --rows 8192 --cols 8192 --csv "$out/results.csv" >> "$out/opencl.txt" 2>&1
       then note "opencl lesson: ok ($(grep -m 1 'OpenCL device:' "$out/opencl.txt"))"
       else status=1; note "opencl lesson: FAILED (exit $?, see $out/opencl.txt)"; fi
+      # The kernel without its barrier, once, for the record: whether its output is wrong on this
+      # GPU is what the README reports. Its exit code (0 or 1) does not count against the run.
+      echo "=== 02_shared_transpose_opencl --kernel transpose_tiled_racy (a deliberate race) ===" >> "$out/opencl.txt"
+      OCL_ICD_VENDORS=$vendors "$build/02_shared_transpose_opencl" --kernel transpose_tiled_racy >> "$out/opencl.txt" 2>&1
+      echo "(exit code $?)" >> "$out/opencl.txt"
     fi
     rm -rf "$vendors"
   fi

@@ -392,8 +392,8 @@ int lesson(int argc, char** argv) {
         .option("--cols", &cols, "columns of the input matrix", 1, 65536)
         .option("--tile", &tile, "tile edge of transpose_tiled_dynamic (its local argument: tile x (tile+1) floats)", 1, 1024)
         .option("--kernel", &kernel_name, "run one kernel, by its name in transpose.cl (or all)")
-        .option("--platform", &platform, "OpenCL platform index (-1: the one with the chosen device)", -1, 255)
-        .option("--device", &device, "device index within the platform (-1: its first GPU, else its first device)", -1, 255)
+        .option("--platform", &platform, "platform index, as --list-devices numbers them (-1: any)", -1, 255)
+        .option("--device", &device, "device index within it (-1: the first GPU, else the first device)", -1, 255)
         .flag("--list-devices", &list, "list the OpenCL platforms and devices, mark the default, and exit");
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return kExitOk;
