@@ -301,10 +301,14 @@ WorkGroupLimits limits_of(const cl::Device& device, const cl::Kernel& kernel) {
 /// Empty if a work-group of `v` fits within `limits`; otherwise why not, with both numbers.
 std::string why_it_does_not_fit(const Variant& v, const WorkGroupLimits& limits) {
     const std::size_t items = v.local_x * v.local_y, bytes = limits.kernel_local_mem + v.local_bytes;
-    if (bytes > limits.local_mem)
+    if (bytes > limits.local_mem) {
+        const std::string own = limits.kernel_local_mem == 0 ? "" :
+            " (" + std::to_string(v.local_bytes) + " for the tile, " + std::to_string(limits.kernel_local_mem) +
+            " the kernel itself uses: CL_KERNEL_LOCAL_MEM_SIZE)";
         return v.kernel + " with a " + shape_text(v.tile, v.tile + 1) + " tile needs " + std::to_string(bytes) +
-               " bytes of local memory per work-group; this device has " + std::to_string(limits.local_mem) +
+               " bytes of local memory per work-group" + own + "; this device has " + std::to_string(limits.local_mem) +
                " (CL_DEVICE_LOCAL_MEM_SIZE)";
+    }
     if (v.local_x > limits.max_x || v.local_y > limits.max_y)
         return v.kernel + " needs work-groups of " + shape_text(v.local_x, v.local_y) + " work-items; this device allows " +
                std::to_string(limits.max_x) + " x " + std::to_string(limits.max_y) + " (CL_DEVICE_MAX_WORK_ITEM_SIZES)";
