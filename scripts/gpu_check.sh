@@ -82,8 +82,8 @@ fi
 # The driver ships libnvidia-opencl.so.1, but a machine may have no ICD file naming it (PoCL only,
 # or none). A private folder holding one nvidia.icd, named by OCL_ICD_VENDORS, makes sure the ICD
 # loader sees NVIDIA's platform; the program's default device is the first GPU. (Where the
-# environment sets OCL_ICD_FILENAMES, a list of ICD libraries that ocl-icd 2.3.2 reads, that list
-# decides instead; --list-devices at the top of opencl.txt shows what the loader found.) The checks
+# environment also sets OCL_ICD_FILENAMES, a list of ICD libraries that ocl-icd 2.3.2 reads, the
+# loader loads those too; --list-devices at the top of opencl.txt shows what it found.) The checks
 # must run (COURSE_REQUIRE_OPENCL=1: no skip); the program's table goes to opencl.txt and results.csv.
 if [[ " ${selected[*]} " == *" 02_shared_transpose "* ]]; then
   if ! cmake --build "$build" --target 02_shared_transpose_opencl 02_shared_transpose_opencl_check >> "$out/build.txt" 2>&1; then
