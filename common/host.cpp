@@ -1,7 +1,7 @@
 // host.cpp — the host-only half of common/: verification, parsing, the results table.
 #include "cli.hpp"
+#include "measure.hpp"
 #include "results.hpp"
-#include "timer.cuh"
 #include "verify.hpp"
 
 #include <algorithm>

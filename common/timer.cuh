@@ -3,6 +3,7 @@
 #pragma once
 
 #include "device_buffer.cuh"
+#include "measure.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -16,9 +17,6 @@ struct Timing {
     double max_ms = 0;
     int repeats = 0;
 };
-
-/// Median of a set of samples (the middle one, or the mean of the two middle ones).
-double median(std::vector<double> samples);
 
 /// Run `launch()` `warmup` times untimed, then `repeats` times, each bracketed by CUDA events
 /// on the default stream. `launch` must enqueue the same work every time (and check its launch).
@@ -48,11 +46,5 @@ Timing time_gpu(Launch&& launch, int warmup, int repeats) {
     t.median_ms = median(std::move(samples));
     return t;
 }
-
-/// Bytes per millisecond -> GB/s, with GB = 1e9 bytes (not GiB).
-inline double gb_per_s(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
-
-/// Floating-point operations per millisecond -> TFLOP/s (1e12).
-inline double tflop_per_s(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
 
 }  // namespace course

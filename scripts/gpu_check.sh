@@ -103,6 +103,42 @@ if is_selected 04_reduction; then
   fi
 fi
 
+# ---- OpenCL: lesson 02's companion on NVIDIA's OpenCL driver (runs when 02_shared_transpose is selected)
+# The driver ships libnvidia-opencl.so.1, but a machine may have no ICD file naming it (PoCL only,
+# or none). A private folder holding one nvidia.icd, named by OCL_ICD_VENDORS, makes sure the ICD
+# loader sees NVIDIA's platform; the program's default device is the first GPU. (Where the
+# environment also sets OCL_ICD_FILENAMES, a list of ICD libraries that ocl-icd 2.3.2 reads, the
+# loader loads those too; --list-devices at the top of opencl.txt shows what it found.) The checks
+# must run (COURSE_REQUIRE_OPENCL=1: no skip); the program's table goes to opencl.txt and results.csv.
+if [[ " ${selected[*]} " == *" 02_shared_transpose "* ]]; then
+  if ! cmake --build "$build" --target 02_shared_transpose_opencl 02_shared_transpose_opencl_check >> "$out/build.txt" 2>&1; then
+    note "opencl: not built (configure found no OpenCL loader or CL/opencl.hpp; see $out/build.txt)"
+  else
+    vendors=$(mktemp -d)
+    echo libnvidia-opencl.so.1 > "$vendors/nvidia.icd"
+    : > "$out/opencl.txt"
+    echo "=== OCL_ICD_VENDORS=$vendors (nvidia.icd: libnvidia-opencl.so.1) 02_shared_transpose_opencl --list-devices ===" >> "$out/opencl.txt"
+    OCL_ICD_VENDORS=$vendors "$build/02_shared_transpose_opencl" --list-devices >> "$out/opencl.txt" 2>&1
+    echo "=== 02_shared_transpose_opencl_check --opencl (COURSE_REQUIRE_OPENCL=1) ===" >> "$out/opencl.txt"
+    if OCL_ICD_VENDORS=$vendors COURSE_REQUIRE_OPENCL=1 "$build/02_shared_transpose_opencl_check" --opencl >> "$out/opencl.txt" 2>&1; then
+      note "opencl checks: $(grep -E 'test cases:' "$out/opencl.txt" | tail -n 1)"
+    else status=1; note "opencl checks: FAILED (see $out/opencl.txt)"; fi
+    if [ $lessons -eq 1 ]; then
+      echo "=== 02_shared_transpose_opencl (8192 x 8192) ===" >> "$out/opencl.txt"
+      if OCL_ICD_VENDORS=$vendors "$build/02_shared_transpose_opencl" --rows 8192 --cols 8192 --csv "$out/results.csv" >> "$out/opencl.txt" 2>&1
+      then note "opencl lesson: ok ($(grep -m 1 'OpenCL device:' "$out/opencl.txt"))"
+      else status=1; note "opencl lesson: FAILED (exit $?, see $out/opencl.txt)"; fi
+      # The kernel without its barrier, once, for the record: whether its output is wrong on this
+      # GPU is what the README reports. Its exit code (0 or 1) does not count against the run.
+      echo "=== 02_shared_transpose_opencl --kernel transpose_tiled_racy (a deliberate race) ===" >> "$out/opencl.txt"
+      OCL_ICD_VENDORS=$vendors "$build/02_shared_transpose_opencl" --kernel transpose_tiled_racy >> "$out/opencl.txt" 2>&1
+      echo "(exit code $?)" >> "$out/opencl.txt"
+    fi
+    rm -rf "$vendors"
+  fi
+fi
+# ---- end of the OpenCL step
+
 if [ $sanitize -eq 1 ]; then
   : > "$out/sanitizers.txt"
   for tool in memcheck racecheck synccheck initcheck; do
