@@ -63,7 +63,7 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : kShapes) {
             const int rows = shape.first, cols = shape.second;
-            CAPTURE(k.name);
+            INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
             const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);

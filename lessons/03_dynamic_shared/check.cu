@@ -85,7 +85,7 @@ TEST_CASE("reverse_chunks_cpu reverses each chunk, the last one shorter, and twi
 GPU_TEST_CASE("both dynamic-tile transposes match the CPU for every tile size on awkward shapes, output poisoned") {
     for (const TransposeKernel kernel : {transpose_dynamic_tile_plain, transpose_dynamic_tile}) {
         const bool plain = kernel == transpose_dynamic_tile_plain;
-        CAPTURE(plain);
+        INFO("kernel: ", std::string(plain ? "transpose_dynamic_tile_plain" : "transpose_dynamic_tile"));
         for (int t : kTileSizes) {
             for (const auto& shape : kShapes) {
                 const int rows = shape.first, cols = shape.second;

@@ -175,7 +175,7 @@ TEST_CASE("every warp instruction of every transpose: fills are conflict-free, o
     CHECK(worst_vec4_tile<UnpaddedTile<64>>().second == 8);  // 4 columns, 8 rows each: still 8-way
     // The lesson's printed table agrees with the exhaustive check for its first warp.
     for (const Transpose& k : kTransposes) {
-        CAPTURE(k.name);
+        INFO("kernel: ", std::string(k.name));
         CHECK(wavefronts(k.access().fill, 4) == 1);
     }
 }
@@ -220,7 +220,7 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : kShapes) {
             const int rows = shape.first, cols = shape.second;
-            CAPTURE(k.name);
+            INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
             const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
