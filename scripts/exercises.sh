@@ -127,7 +127,8 @@ run_exercise() {
 command=status target=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --table-from) [ $# -ge 2 ] || { usage >&2; exit 2; }; print_table "$2"; exit $? ;;
+    --table-from) [ $# -ge 2 ] && [ -f "$2" ] || { echo "exercises.sh: --table-from needs a file" >&2; exit 2; }
+                  print_table "$2"; exit $? ;;
     --build) [ $# -ge 2 ] || { usage >&2; exit 2; }; build=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage; exit 0 ;;

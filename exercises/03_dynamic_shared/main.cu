@@ -127,6 +127,7 @@ constexpr int kRowsInFlight = 4;  // as many as lesson 02's unrolled loop had
 __global__ void transpose_dynamic_tile(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     // TODO(03.tile_in_flight): the same transpose, each thread's rows taken kRowsInFlight at a time.
     //   Load kRowsInFlight values into a register array (an inner loop of constant trip count) before storing any.
+    //   (Until you use kRowsInFlight, nvcc warns that it is never referenced.)
     //   Check: the same GPU test case as 03.tile; the lesson's table then shows what the grouping gains.
 }
 
