@@ -66,7 +66,7 @@ configure() {
 # Prints the first failed assertion of a doctest log, with its test case and everything it logged.
 first_failure() {
   awk '
-    /^={20,}$/ { header = ""; in_header = 1; next }
+    /^==========+$/ { header = ""; in_header = 1; next }
     in_header { header = header $0 "\n"; if ($0 == "") in_header = 0; next }
     !done && /(ERROR|FATAL ERROR|TEST CASE FAILED|THREW exception)/ { printf "%s", header; printing = 1 }
     printing { print; if ($0 == "") { done = 1; printing = 0 } }
