@@ -64,7 +64,7 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : kShapes) {
             const int rows = shape.first, cols = shape.second;
-            CAPTURE(k.name);
+            INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
             const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
@@ -83,7 +83,7 @@ GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also fr
         for (const auto& shape : kShapes) {
             for (int offset : {0, 1}) {  // 1: one float past the base, so float4 accesses must fall back
                 const int rows = shape.first, cols = shape.second;
-                CAPTURE(k.name);
+                INFO("kernel: ", std::string(k.name));
                 CAPTURE(rows);
                 CAPTURE(cols);
                 CAPTURE(offset);

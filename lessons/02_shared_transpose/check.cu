@@ -76,7 +76,7 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : kShapes) {
             const int rows = shape.first, cols = shape.second;
-            CAPTURE(k.name);
+            INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
             const course::VerifyResult r = run_transpose(k.launch, rows, cols);
@@ -90,7 +90,7 @@ GPU_TEST_CASE("every transpose is right on pointers that are not 16-byte aligned
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : {std::pair{64, 64}, std::pair{36, 100}, std::pair{100, 36}}) {
             const int rows = shape.first, cols = shape.second;
-            CAPTURE(k.name);
+            INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
             const course::VerifyResult r = run_transpose(k.launch, rows, cols, 1);  // one float past the base

@@ -24,7 +24,7 @@ TEST_CASE("validate_tile accepts the powers of two from 8 to 256 and nothing els
 
 TEST_CASE("command line: --tile outside its listed values is refused before anything runs") {
     for (const char* bad : {"512", "48", "-8", "4"}) {
-        CAPTURE(bad);
+        INFO("bad value: ", std::string(bad));
         const char* args[] = {"03_dynamic_shared", "--tile", bad};
         CHECK_THROWS_AS(lesson(3, const_cast<char**>(args)), course::UsageError);
     }
@@ -93,7 +93,7 @@ TEST_CASE("reverse_chunks_cpu reverses each chunk, the last one shorter, and twi
 GPU_TEST_CASE("both dynamic-tile transposes match the CPU for every tile size on awkward shapes, output poisoned") {
     for (const TransposeKernel kernel : {transpose_dynamic_tile_plain, transpose_dynamic_tile}) {
         const bool plain = kernel == transpose_dynamic_tile_plain;
-        CAPTURE(plain);
+        INFO("kernel: ", std::string(plain ? "transpose_dynamic_tile_plain" : "transpose_dynamic_tile"));
         for (int t : kTileSizes) {
             for (const auto& shape : kShapes) {
                 const int rows = shape.first, cols = shape.second;

@@ -138,7 +138,7 @@ TEST_CASE("tree launches and their partial sums") {
 TEST_CASE("depth of each variant: trees are shallow, loops and atomic chains are not") {
     for (const Variant& v : kVariants) {
         if (v.grid_stride) continue;  // their depth depends on the GPU's size
-        CAPTURE(v.name);
+        INFO("kernel: ", std::string(v.name));
         CHECK(v.depth(1) >= 1);
         CHECK(v.depth(1 << 20) >= v.depth(1000));
     }
@@ -151,7 +151,7 @@ TEST_CASE("depth of each variant: trees are shallow, loops and atomic chains are
 TEST_CASE("n = 0, a negative n and n >= 2^31 are refused before anything runs") {
     Workspace empty;
     for (const Variant& v : kVariants) {
-        CAPTURE(v.name);
+        INFO("kernel: ", std::string(v.name));
         CHECK_THROWS_AS(v.launch(nullptr, 0, nullptr, empty), std::invalid_argument);
         CHECK_THROWS_AS(v.launch(nullptr, -5, nullptr, empty), std::invalid_argument);
         CHECK_THROWS_AS(v.launch(nullptr, kMaxN + 1, nullptr, empty), std::invalid_argument);
@@ -160,7 +160,7 @@ TEST_CASE("n = 0, a negative n and n >= 2^31 are refused before anything runs") 
 
 TEST_CASE("the command line refuses n = 0, negative, non-numeric and too large n with a UsageError") {
     for (const char* bad : {"0", "-3", "abc", "12abc", "2^31", "99999999999"}) {
-        CAPTURE(bad);
+        INFO("bad value: ", std::string(bad));
         const char* args[] = {"04_reduction", "--n", bad};
         CHECK_THROWS_AS(lesson(3, const_cast<char**>(args)), course::UsageError);
     }
@@ -175,7 +175,7 @@ GPU_TEST_CASE("every variant is within its error bound of the double reference, 
         OnDevice gpu(x);
         for (const Variant& v : kVariants) {
             if (v.launch == launch_atomic_per_element && n > kMaxNForAtomicPerElement) continue;
-            CAPTURE(v.name);
+            INFO("kernel: ", std::string(v.name));
             CAPTURE(n);
             const SumCheck check = check_sum(gpu.run(v), reference, sum_abs, v.depth(n), n);
             INFO(check.text);
@@ -193,7 +193,7 @@ GPU_TEST_CASE("on small integers every variant is exact: no element dropped or c
         const double reference = sum_cpu<double>(x);
         OnDevice gpu(x);
         for (const Variant& v : kVariants) {
-            CAPTURE(v.name);
+            INFO("kernel: ", std::string(v.name));
             CAPTURE(n);
             CHECK(gpu.run(v) == reference);
         }
@@ -213,7 +213,7 @@ GPU_TEST_CASE("at 2^26 + 7 the looping variants count every element exactly once
     OnDevice gpu(x);
     for (const Variant& v : kVariants) {
         if (!v.grid_stride) continue;
-        CAPTURE(v.name);
+        INFO("kernel: ", std::string(v.name));
         CHECK(gpu.run(v) == reference);
     }
 }
@@ -225,7 +225,7 @@ GPU_TEST_CASE("every variant reads correctly from addresses that are not 16-byte
         for (int offset = 1; offset < 4; ++offset) {
             OnDevice gpu(x, offset);
             for (const Variant& v : kVariants) {
-                CAPTURE(v.name);
+                INFO("kernel: ", std::string(v.name));
                 CAPTURE(n);
                 CAPTURE(offset);
                 CHECK(gpu.run(v) == reference);
@@ -242,7 +242,7 @@ GPU_TEST_CASE("launching again gives the same sum: nothing carries over between 
     course::DeviceBuffer<float> in(x), out(1);
     Workspace ws(n, course::query_device().sm_count);
     for (const Variant& v : kVariants) {
-        CAPTURE(v.name);
+        INFO("kernel: ", std::string(v.name));
         out.poison();
         for (int round = 0; round < 3; ++round) {
             CAPTURE(round);

@@ -49,6 +49,10 @@ constexpr unsigned kFullMask = 0xffffffffu;
 /// of the active threads adds the upper half's value to its own. Every thread gets the total.
 /// The barrier after each round is what makes the next round read finished values.
 __device__ float block_sum_tree(float v) {
+    // EXERCISE BEGIN 04.tree: the shared-memory tree: store v, then halve the active threads each round until s[0] is the total.
+    // EXERCISE TODO: Every thread returns the block's total. Mind where the barriers go (the comment below says why).
+    // EXERCISE TODO: Check: GPU test cases "every variant is within its error bound...", "...exact on small integers", n = 1 to 2^26 + 7.
+    // EXERCISE STUB: return nanf("");  // NaN: every sum built on this fails its check until you write the tree
     static_assert((kBlock & (kBlock - 1)) == 0, "the tree halves: a power of two");
     __shared__ float s[kBlock];
     const int t = threadIdx.x;
@@ -59,6 +63,7 @@ __device__ float block_sum_tree(float v) {
         __syncthreads();  // outside the if: see below
     }
     return s[0];
+    // EXERCISE END
 }
 // Why outside the if: a __syncthreads() is only defined when every thread of the block reaches it
 // (a branch is fine if the whole block takes the same side). Inside `if (t < stride)` the other
@@ -76,8 +81,13 @@ __device__ float block_sum_tree(float v) {
 /// Volta: lanes of a warp are scheduled independently, so lane 0 may read s[16] before lane 16
 /// has added s[48] into it. `volatile` only forces the load; it does not order threads.
 __device__ float warp_sum(float v) {
+    // EXERCISE BEGIN 04.shuffle: the shuffle step: five __shfl_down_sync additions, after which lane 0 holds the warp's sum.
+    // EXERCISE TODO: Check: the same GPU test cases, through every variant that sums with shuffles (grid_stride_shuffle, vec4_*).
+    // EXERCISE TODO: (Until you use kFullMask, nvcc warns that it is never referenced.)
+    // EXERCISE STUB: return nanf("");  // NaN: every sum built on this fails its check until you write the shuffles
     for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
     return v;
+    // EXERCISE END
 }
 
 /// Each warp sums with shuffles, warp 0 sums the warp totals: one barrier, where block_sum_tree
@@ -189,6 +199,9 @@ constexpr int kLastBlockUnroll = 4;
 __global__ void __launch_bounds__(kBlock)
     reduce_vec4_last_block(const float* __restrict__ in, long long n, float* partials, unsigned* blocks_done,
                            float* out) {
+    // EXERCISE BEGIN 04.last_block: finish across blocks in one launch: store the block's partial, count, let the last block add them.
+    // EXERCISE TODO: __threadfence() before and after the atomicAdd on blocks_done; the last block writes *out and resets the counter.
+    // EXERCISE TODO: Check: the same GPU test cases for "vec4_shuffle + last block", and "launching again gives the same sum".
     const float block_total = block_sum_shuffle(thread_sum_vec4<kLastBlockUnroll>(in, n));
     __shared__ bool is_last;
     if (threadIdx.x == 0) {
@@ -208,6 +221,7 @@ __global__ void __launch_bounds__(kBlock)
         *out = total;
         *blocks_done = 0;
     }
+    // EXERCISE END
 }
 
 /// DELIBERATELY BROKEN, run only with --racy (never by the checks). The source's tree with the

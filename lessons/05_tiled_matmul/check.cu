@@ -161,7 +161,7 @@ GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, 
     for (const Variant& v : kVariants) {
         for (const auto& shape : kShapes) {
             const int M = shape[0], N = shape[1], K = shape[2];
-            CAPTURE(v.name);
+            INFO("kernel: ", std::string(v.name));
             CAPTURE(M);
             CAPTURE(N);
             CAPTURE(K);
@@ -193,7 +193,7 @@ GPU_TEST_CASE("no kernel writes past the end of C") {
     const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, 4);
     course::DeviceBuffer<float> a(host_a), b(host_b), c(static_cast<std::size_t>(M) * N + guard);
     for (const Variant& v : kVariants) {
-        CAPTURE(v.name);
+        INFO("kernel: ", std::string(v.name));
         c.poison();
         v.launch(a.data(), b.data(), c.data(), M, N, K);
         const std::vector<float> out = c.to_host();

@@ -79,6 +79,9 @@ __global__ void matmul_naive(const float* __restrict__ A, const float* __restric
 /// block instead of T times.
 template <int T>
 __global__ void matmul_tiled(MatrixView<const float> A, MatrixView<const float> B, MatrixView<float> C) {
+    // EXERCISE BEGIN 05.tiled: stage T x T tiles of A and B in shared memory, one element per thread, and sum over the tiles.
+    // EXERCISE TODO: Use MatrixView::block and contains(): store 0 outside the matrices; two barriers per step along K.
+    // EXERCISE TODO: Check: GPU test cases "every kernel matches the CPU double reference..." (1x1x1 to 1024x768x512) and "no kernel writes past the end of C".
     __shared__ float As[T][T];
     __shared__ float Bs[T][T];
     const int ty = threadIdx.y, tx = threadIdx.x;
@@ -98,6 +101,7 @@ __global__ void matmul_tiled(MatrixView<const float> A, MatrixView<const float> 
         __syncthreads();  // everybody is done reading before the next step overwrites them
     }
     if (c_block.contains(ty, tx)) c_block.at(ty, tx) = sum;
+    // EXERCISE END
 }
 
 /// Four consecutive floats m[row][col..col+3] of a rows x cols matrix, zeros outside it. One
@@ -153,6 +157,18 @@ static_assert(kBM * kBK == 4 * kRegThreads && kBK * kBN == 4 * kRegThreads && kT
 __global__ void __launch_bounds__(kRegThreads, 2)
     matmul_register_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
                           int N, int K) {
+    // EXERCISE BEGIN 05.register_tiled: OPTIONAL STRETCH. The stub below is correct and slow; make it fast without breaking it.
+    // EXERCISE TODO: 256 threads, 128 x 128 of C per block, 8 x 8 per thread in registers, 8-deep slabs of A and B in shared memory.
+    // EXERCISE TODO: Check: the same GPU test cases keep it correct; run the exercise binary to see its speed beside cuBLAS.
+    // EXERCISE STUB: const int tx = threadIdx.x % kThreadsX, ty = threadIdx.x / kThreadsX;
+    // EXERCISE STUB: for (int m = 0; m < kTM; ++m)
+    // EXERCISE STUB:     for (int n = 0; n < kTN; ++n) {
+    // EXERCISE STUB:         const int row = blockIdx.y * kBM + ty * kTM + m, col = blockIdx.x * kBN + tx * kTN + n;
+    // EXERCISE STUB:         if (row >= M || col >= N) continue;
+    // EXERCISE STUB:         float sum = 0.0f;
+    // EXERCISE STUB:         for (int k = 0; k < K; ++k) sum += A[static_cast<long long>(row) * K + k] * B[static_cast<long long>(k) * N + col];
+    // EXERCISE STUB:         C[static_cast<long long>(row) * N + col] = sum;
+    // EXERCISE STUB:     }
     // +4 floats per row of As: the transposing stores of two threads with the same m but k four
     // apart would otherwise hit the same bank. 4 (not 1) keeps every row 16-byte aligned.
     constexpr int kAPad = 4;
@@ -218,6 +234,7 @@ __global__ void __launch_bounds__(kRegThreads, 2)
             store4(C, M, N, row, col, v, c_vec);
         }
     }
+    // EXERCISE END
 }
 
 // ---------------------------------------------------------------- launchers

@@ -194,7 +194,7 @@ TEST_CASE("every warp instruction of every transpose: fills are conflict-free, o
     // The lesson's printed table agrees with the exhaustive check for its first warp. The 16-wide
     // tiles are the exception to "fills are conflict-free": padding to 16x17 makes the fill 2-way.
     for (const Transpose& k : kTransposes) {
-        CAPTURE(k.name);
+        INFO("kernel: ", std::string(k.name));
         const bool padded16 = k.launch == launch_transpose_tiled16<PaddedTile<16>>;
         CHECK(wavefronts(k.access().fill, 4) == (padded16 ? 2 : 1));
     }
@@ -260,7 +260,7 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : kShapes) {
             const int rows = shape.first, cols = shape.second;
-            CAPTURE(k.name);
+            INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
             const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);

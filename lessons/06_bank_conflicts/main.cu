@@ -152,16 +152,34 @@ struct UnpaddedTile {  // row r starts at word r * kTile: every row starts in ba
     static constexpr int kWords = kTile * kTile;
     __host__ __device__ static constexpr int at(int r, int c) { return r * kTile + c; }
 };
+// EXERCISE BEGIN 06.padded: the padded layout: kWords (room for the padding) and at(r, c), so that a column read is conflict-free.
+// EXERCISE TODO: Check: host test cases "tile column reads...", "every warp instruction..." and "tile layouts keep every element
+// EXERCISE TODO: in its own word" (the bank model judges your layout), then the GPU transposes "tiled 32x33 padded" and "64x65 padded".
+// EXERCISE STUB: template <int kTile>
+// EXERCISE STUB: struct PaddedTile {
+// EXERCISE STUB:     static constexpr int kWords = kTile * kTile;
+// EXERCISE STUB:     __host__ __device__ static constexpr int at(int /*r*/, int /*c*/) { return 0; }
+// EXERCISE STUB: };
 template <int kTile>
 struct PaddedTile {  // one spare word per row: row r starts in bank r % 32, a column spreads over banks
     static constexpr int kWords = kTile * (kTile + 1);
     __host__ __device__ static constexpr int at(int r, int c) { return r * (kTile + 1) + c; }
 };
+// EXERCISE END
+// EXERCISE BEGIN 06.swizzled: the swizzled layout: no spare words, and still a conflict-free column read.
+// EXERCISE TODO: Permute the columns of each row with an XOR; at() must stay one-to-one inside kWords = kTile * kTile.
+// EXERCISE TODO: Check: the same host test cases, then the GPU transposes "tiled 32x32 xor-swizzled" and "64x64 xor-swizzled".
+// EXERCISE STUB: template <int kTile>
+// EXERCISE STUB: struct SwizzledTile {
+// EXERCISE STUB:     static constexpr int kWords = kTile * kTile;
+// EXERCISE STUB:     __host__ __device__ static constexpr int at(int /*r*/, int /*c*/) { return 0; }
+// EXERCISE STUB: };
 template <int kTile>
 struct SwizzledTile {  // no spare words: column c of row r is stored at column c ^ (r % 32) of that row
     static constexpr int kWords = kTile * kTile;
     __host__ __device__ static constexpr int at(int r, int c) { return r * kTile + (c ^ (r & 31)); }
 };
+// EXERCISE END
 
 // ================================================================ 3. kernels
 

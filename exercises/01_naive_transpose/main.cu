@@ -1,0 +1,218 @@
+// Exercise 01_naive_transpose: generated from lessons/01_naive_transpose/main.cu by scripts/make_exercises.cmake.
+// Write the code each TODO(01.*) asks for; exercises/01_naive_transpose/README.md says what "solved" means
+// and has hints. Check it: scripts/exercises.sh check 01    All of them: scripts/exercises.sh
+// Lesson 01 — the naive transpose, and what a strided access costs.
+//
+// What it shows:
+//   * a plain copy kernel and cudaMemcpy device-to-device: the speed a transpose can hope for,
+//     since a transpose reads and writes exactly as many bytes as a copy;
+//   * the naive transpose written both ways — threadIdx.x walking the rows of the input (as
+//     the source tutorial does), and walking its columns — measured side by side;
+//   * a host-side model that counts the 32-byte memory sectors one warp's access touches,
+//     which tells in advance which half of each kernel is strided.
+// The source claims its naive kernel has uncoalesced *writes*. With i = threadIdx.x picking
+// the row, it is the *reads* A[i*cols + j] that jump a whole row per thread; the writes are
+// coalesced. The sector model and the timings below both show it.
+// What it leaves out: shared memory (lesson 02 uses it to make both sides coalesced).
+// Read next: lessons/02_shared_transpose; the CUDA C++ Best Practices Guide, "Coalesced Access
+// to Global Memory".
+#include "lesson.cuh"
+
+#include <cstdint>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+// Every kernel here uses 32 x 8 threads per block and one element per thread: a warp is one
+// row of 32 threads (threadIdx.x = 0..31 with the same threadIdx.y).
+constexpr int kBlockX = 32;
+constexpr int kBlockY = 8;
+
+// ---------------------------------------------------------------- kernels
+// `in` is rows x cols, row-major; `out` is cols x rows. Every kernel checks its bounds, so any
+// shape works, not only multiples of the block.
+
+/// Not a transpose: out = in, with the same thread layout as the naive kernels. Its speed is
+/// what the naive kernels would reach if neither side of their access were strided.
+__global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < rows && col < cols) out[row * cols + col] = in[row * cols + col];
+}
+
+/// The source's naive kernel: threadIdx.x picks the *row* of the input. Neighbouring threads of
+/// a warp read elements one whole row (cols * 4 bytes) apart: strided reads. They write
+/// out[col * rows + row] at consecutive addresses: coalesced writes.
+__global__ void transpose_naive_strided_reads(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                              int cols) {
+    // TODO(01.strided_reads): one element per thread, out[col][row] = in[row][col], with threadIdx.x picking the ROW.
+    //   The launcher's grid has x over the rows of `in`, y over its columns; test your bounds on both.
+    //   Check: GPU test case "every transpose matches the CPU reference..." on every shape in check.cu's kShapes.
+}
+
+/// The other way round: threadIdx.x picks the *column*. Reads are coalesced; each thread of a
+/// warp writes to a different row of `out`, rows * 4 bytes apart: strided writes.
+__global__ void transpose_naive_strided_writes(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                               int cols) {
+    // TODO(01.strided_writes): the same transpose with threadIdx.x picking the COLUMN of `in`.
+    //   The launcher's grid has x over the columns of `in`, y over its rows.
+    //   Check: the same GPU test case, same shapes (1 x 1, 1 x 1000, primes, 4099 x 31, 2048 x 2048, ...).
+}
+
+// ---------------------------------------------------------------- launchers
+// The check (check.cu) calls these same functions, so it tests exactly what runs here.
+
+using Launcher = void (*)(const float* in, float* out, int rows, int cols);
+
+void launch_copy(const float* in, float* out, int rows, int cols) {
+    const dim3 block(kBlockX, kBlockY);
+    const dim3 grid(course::ceil_div(cols, kBlockX), course::ceil_div(rows, kBlockY));
+    copy_kernel<<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+void launch_transpose_naive_strided_reads(const float* in, float* out, int rows, int cols) {
+    const dim3 block(kBlockX, kBlockY);  // x walks rows of the input here
+    const dim3 grid(course::ceil_div(rows, kBlockX), course::ceil_div(cols, kBlockY));
+    transpose_naive_strided_reads<<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+void launch_transpose_naive_strided_writes(const float* in, float* out, int rows, int cols) {
+    const dim3 block(kBlockX, kBlockY);  // x walks columns of the input here
+    const dim3 grid(course::ceil_div(cols, kBlockX), course::ceil_div(rows, kBlockY));
+    transpose_naive_strided_writes<<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+struct Transpose {
+    const char* name;
+    Launcher launch;
+};
+/// The transposes of this lesson, in the order they are presented.
+const Transpose kTransposes[] = {
+    {"transpose_naive_strided_reads", launch_transpose_naive_strided_reads},
+    {"transpose_naive_strided_writes", launch_transpose_naive_strided_writes},
+};
+
+// ---------------------------------------------------------------- CPU side
+
+/// The reference: out[c][r] = in[r][c].
+std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
+    std::vector<float> out(in.size());
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
+    return out;
+}
+
+/// The sector model. Global memory moves in 32-byte sectors: a warp's load or store costs one
+/// sector for every distinct 32-byte-aligned piece of memory its 32 addresses fall in.
+/// 32 consecutive floats = 128 bytes = 4 sectors (ideal); 32 floats a row apart = 32 sectors,
+/// of which the warp uses 4 bytes each (12.5% of what is moved).
+int sectors_touched(const std::vector<std::uint64_t>& byte_addresses, int bytes_per_access) {
+    std::set<std::uint64_t> sectors;
+    for (std::uint64_t a : byte_addresses)
+        for (std::uint64_t s = a / 32; s <= (a + bytes_per_access - 1) / 32; ++s) sectors.insert(s);
+    return static_cast<int>(sectors.size());
+}
+
+/// Byte offsets (within `in` and `out`) that warp 0 of block (0, 0) reads and writes.
+struct WarpAccess {
+    std::vector<std::uint64_t> reads, writes;
+};
+enum class Walk { Copy, StridedReads, StridedWrites };
+WarpAccess first_warp_access(Walk walk, int rows, int cols) {
+    WarpAccess w;
+    for (int lane = 0; lane < 32; ++lane) {
+        const std::uint64_t a = lane, b = 0;  // threadIdx.x = lane, threadIdx.y = 0
+        const std::uint64_t row = (walk == Walk::StridedReads) ? a : b;
+        const std::uint64_t col = (walk == Walk::StridedReads) ? b : a;
+        w.reads.push_back((row * cols + col) * sizeof(float));
+        w.writes.push_back(walk == Walk::Copy ? (row * cols + col) * sizeof(float)
+                                              : (col * rows + row) * sizeof(float));
+    }
+    return w;
+}
+
+// ---------------------------------------------------------------- the lesson
+
+int lesson(int argc, char** argv) {
+    long long rows = 8192, cols = 8192;
+    course::TimingOptions timing;
+    course::Cli cli("01_naive_transpose", "Times a copy, cudaMemcpy and the naive transpose both ways, "
+                                          "checks every output against the CPU, and prints the sector model.");
+    cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
+        .option("--cols", &cols, "columns of the input matrix", 1, 65536);
+    course::add_timing_options(cli, timing);
+    if (!cli.parse(argc, argv)) return course::kExitOk;
+    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+
+    std::printf("== sector model: one warp (32 threads x 4-byte float) of each kernel ==\n");
+    std::printf("  %-32s %13s %13s\n", "kernel", "read sectors", "write sectors");
+    const std::pair<const char*, Walk> walks[] = {{"copy_kernel", Walk::Copy},
+                                                  {"transpose_naive_strided_reads", Walk::StridedReads},
+                                                  {"transpose_naive_strided_writes", Walk::StridedWrites}};
+    for (const auto& [name, walk] : walks) {
+        const WarpAccess w = first_warp_access(walk, static_cast<int>(rows), static_cast<int>(cols));
+        std::printf("  %-32s %13d %13d\n", name, sectors_touched(w.reads, 4), sectors_touched(w.writes, 4));
+    }
+    std::printf("  (4 sectors = 128 bytes = the 32 floats the warp needs; 32 sectors = 1024 bytes moved for 128 used)\n\n");
+
+    course::require_gpu();
+    const course::DeviceReport gpu = course::query_device();
+    course::print_device_report(gpu);
+
+    const std::size_t n = static_cast<std::size_t>(rows) * cols;
+    const double bytes_moved = 2.0 * n * sizeof(float);  // every element read once and written once
+    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
+
+    const std::vector<float> host_in = course::random_floats(n, 2024);
+    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
+    course::DeviceBuffer<float> in(host_in), out(n);
+
+    course::ResultsTable table(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
+                                   std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
+                               "GB/s");
+    bool all_ok = true;
+    auto record = [&](const std::string& name, const course::Timing& t, const std::string& check, bool ceiling) {
+        table.add(name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check, ceiling);
+    };
+
+    // The ceiling: the driver's own device-to-device copy.
+    record("cudaMemcpy device-to-device",
+           course::time_gpu([&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); },
+                            timing.warmup, timing.repeats),
+           "-", true);
+
+    // The copy kernel, checked against the input itself.
+    out.poison();
+    launch_copy(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
+    const course::VerifyResult copy_check = course::compare_exact(out.to_host(), host_in, cols);
+    all_ok &= copy_check.ok();
+    record("copy_kernel (not a transpose)",
+           course::time_gpu([&] { launch_copy(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
+                            timing.warmup, timing.repeats),
+           copy_check.ok() ? "ok" : "FAIL", false);
+
+    for (const Transpose& k : kTransposes) {
+        out.poison();  // so an element the kernel forgets to write cannot look right
+        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
+        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
+        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
+        all_ok &= check.ok();
+        record(k.name,
+               course::time_gpu([&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
+                                timing.warmup, timing.repeats),
+               check.ok() ? "ok" : "FAIL", false);
+    }
+
+    table.print();
+    if (!timing.csv.empty()) table.append_csv(timing.csv, "01_naive_transpose", gpu.short_description());
+    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
+    return all_ok ? course::kExitOk : course::kExitFailed;
+}
+
+#ifndef COURSE_NO_MAIN
+int main(int argc, char** argv) { return course::run_lesson(argc, argv, lesson); }
+#endif

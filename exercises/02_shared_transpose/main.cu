@@ -1,0 +1,323 @@
+// Exercise 02_shared_transpose: generated from lessons/02_shared_transpose/main.cu by scripts/make_exercises.cmake.
+// Write the code each TODO(02.*) asks for; exercises/02_shared_transpose/README.md says what "solved" means
+// and has hints. Check it: scripts/exercises.sh check 02    All of them: scripts/exercises.sh
+// Lesson 02 — a transpose through a shared-memory tile: both global accesses coalesced.
+//
+// What it shows:
+//   * __syncthreads() as the line between "every thread has written its part of the tile" and
+//     "any thread may read any part of it", first on the smallest example: reversing an array
+//     in place inside one block, through a static __shared__ array;
+//   * the tiled transpose: a block copies a 32 x 32 tile of the input into shared memory with
+//     threadIdx.x walking columns, then writes the tile out — swapped block indices, threadIdx.x
+//     again walking columns — so the global reads AND the global writes are contiguous per warp;
+//   * padding the tile to 32 x 33 so that reading a column of the tile hits 32 different banks;
+//   * a last step, "wider accesses", in two moves: first the same 32 x 33 tile with each thread
+//     moving one float4 (16 bytes) per global load and store instead of four floats — fewer,
+//     wider instructions, the same 16 bytes in flight per thread; then a 64 x 65 tile moved by
+//     8 x 16 threads, 128 bytes (eight float4s) in flight per thread, which is what gets close
+//     to the copy ceiling.
+// What the source got wrong: its "shared memory" kernel takes the row from threadIdx.x on the
+// load and the output row from threadIdx.x on the store, so a warp still strides through memory
+// on both sides and the tile buys nothing (it is slower than the naive kernel). Its store-side
+// bounds test also compares the output row with the input's row count, which only holds for
+// square matrices. Both are fixed here (transpose_tiled_source_mapping keeps the mapping, fixes
+// the bounds) and the timing table shows the cost of the mapping.
+// What it leaves out: dynamic shared memory and tile sizes chosen at run time (lesson 03), the
+// bank arithmetic in depth (lesson 06).
+// Read next: lessons/03_dynamic_shared; CUDA C++ Programming Guide, "Shared Memory" and
+// "Memory Fence / Synchronization Functions"; Best Practices Guide, "Shared Memory".
+#include "lesson.cuh"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+// ---------------------------------------------------------------- 1. reversal in one block
+
+constexpr int kMaxStaticReverse = 1024;  // one thread per element, and a block has at most 1024
+
+/// Reverses d[0..n) in place, n <= blockDim.x. In place is only safe because of the barrier:
+/// thread t overwrites d[t], which thread n-1-t must have read (into s) before that happens.
+/// Without it, a thread of one warp could read s[n-1-t] before another warp has written it.
+__global__ void reverse_in_block_static(float* d, int n) {
+    __shared__ float s[kMaxStaticReverse];  // size fixed at compile time
+    const int t = threadIdx.x;
+    if (t < n) s[t] = d[t];
+    __syncthreads();  // reached by every thread: never put a barrier inside `if (t < n)`
+    if (t < n) d[t] = s[n - 1 - t];
+}
+
+void launch_reverse_in_block_static(float* d, int n) {
+    if (n < 1 || n > kMaxStaticReverse)
+        throw course::DoesNotFitError("the static reversal handles 1.." + std::to_string(kMaxStaticReverse) +
+                                      " elements, not " + std::to_string(n) + " (lesson 03 lifts the limit)");
+    reverse_in_block_static<<<1, n>>>(d, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// ---------------------------------------------------------------- 2. transposes
+// `in` is rows x cols, row-major; `out` is cols x rows. Every kernel checks its bounds.
+
+/// The source's mapping, kept to be measured (16 x 16 threads, 16 x 17 tile as in the source).
+/// Load: threadIdx.x picks the input ROW, so a warp (16 x 2 threads) reads from 16 rows, 2
+/// floats each. Store: threadIdx.x picks the output ROW: the warp writes to 16 rows, 2 each.
+/// The source tested out_row < rows and out_col < cols here, which is only right when
+/// rows == cols.
+constexpr int kSourceTile = 16;
+__global__ void transpose_tiled_source_mapping(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                               int cols) {
+    __shared__ float tile[kSourceTile][kSourceTile + 1];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int r = blockIdx.x * kSourceTile + tx, c = blockIdx.y * kSourceTile + ty;
+    if (r < rows && c < cols) tile[ty][tx] = in[r * cols + c];
+    __syncthreads();
+    const int out_row = blockIdx.y * kSourceTile + tx, out_col = blockIdx.x * kSourceTile + ty;
+    if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[tx][ty];
+}
+
+/// The fix. 32 x 8 threads move a 32 x 32 tile, 4 rows per thread. threadIdx.x walks columns
+/// in both phases: a warp reads 32 consecutive floats of an input row, then writes 32
+/// consecutive floats of an output row. The price is paid in shared memory instead: the store
+/// phase reads a COLUMN of the tile. kPitch = 32 puts that whole column in one bank (32-way
+/// conflict); kPitch = 33 shifts each row by one bank, so the column spans all 32.
+/// Tile element (y, x) holds in[row0 + y][col0 + x]; the store phase reads it as column y.
+constexpr int kTile = 32;
+constexpr int kRowsPerPass = 8;
+template <int kPitch>
+__global__ void transpose_tiled(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    // TODO(02.tiled): a kTile x kPitch shared tile: load it, __syncthreads(), store it with the block indices swapped.
+    //   32 x 8 threads per block, kRowsPerPass rows per pass; threadIdx.x walks columns in BOTH phases.
+    //   This one body is both transpose_tiled (kPitch 32) and transpose_tiled_padded (kPitch 33).
+    //   Check: GPU test cases "every transpose matches..." (kShapes) and "...not 16-byte aligned" (64x64, 36x100, 100x36).
+}
+
+/// Wider accesses. The block is 8 x kRows threads; threadIdx.x picks 4 consecutive columns, so
+/// a warp covers 4 rows x 32 floats and each thread moves float4s (16 bytes) per global load
+/// and store: kTileW / kRows x kTileW / 32 of them (1 for <32, 32>, 8 for <64, 16>). The store gathers its float4 from 4
+/// consecutive tile rows of one column. Shared memory stays scalar: with a pitch of kTileW + 1
+/// (== 1 mod 32) the word of tile (y, x) is in bank (y + x) mod 32, and a warp's (y, x) pairs —
+/// 4 consecutive y, x in {0, 4, ..., 28} (+ k) — hit 32 different banks in both phases.
+/// Edges: float4 needs 16-byte-aligned addresses, i.e. cols % 4 == 0 for loads and
+/// rows % 4 == 0 for stores; when that fails the same thread moves its 4 elements one by one.
+template <int kTileW, int kRows>
+__global__ void transpose_tiled_padded_float4(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                              int cols) {
+    constexpr int kPasses = kTileW / kRows, kStrips = kTileW / 32;
+    __shared__ float tile[kTileW][kTileW + 1];
+    const bool vector_loads = cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
+    const bool vector_stores = rows % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    const int row0 = blockIdx.y * kTileW, col0 = blockIdx.x * kTileW;
+    const int y0 = threadIdx.y, x0 = 4 * threadIdx.x;
+
+    // Every load lands in a register first, so all of a thread's loads are in flight at once;
+    // storing each to shared memory straight away would make each load wait for the last.
+    float4 v[kPasses][kStrips];
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+#pragma unroll
+        for (int s = 0; s < kStrips; ++s) {
+            const int r = row0 + y0 + p * kRows, c = col0 + x0 + 32 * s;
+            float4& e = v[p][s];
+            e = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // outside the matrix: goes into the tile, never out
+            if (r >= rows || c >= cols) continue;
+            const float* src = in + r * cols + c;
+            if (vector_loads) {  // c % 4 == 0 and cols % 4 == 0, so c + 3 < cols too
+                e = *reinterpret_cast<const float4*>(src);
+            } else {
+                e.x = src[0];
+                if (c + 1 < cols) e.y = src[1];
+                if (c + 2 < cols) e.z = src[2];
+                if (c + 3 < cols) e.w = src[3];
+            }
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+#pragma unroll
+        for (int s = 0; s < kStrips; ++s) {
+            const int y = y0 + p * kRows, x = x0 + 32 * s;
+            tile[y][x] = v[p][s].x, tile[y][x + 1] = v[p][s].y, tile[y][x + 2] = v[p][s].z, tile[y][x + 3] = v[p][s].w;
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+#pragma unroll
+        for (int s = 0; s < kStrips; ++s) {
+            const int y = y0 + p * kRows, x = x0 + 32 * s;
+            const int out_row = col0 + y, out_col = row0 + x;  // tile column y is output row col0 + y
+            if (out_row >= cols || out_col >= rows) continue;
+            const float4 w = make_float4(tile[x][y], tile[x + 1][y], tile[x + 2][y], tile[x + 3][y]);
+            float* dst = out + out_row * rows + out_col;
+            if (vector_stores) {
+                *reinterpret_cast<float4*>(dst) = w;
+            } else {
+                dst[0] = w.x;
+                if (out_col + 1 < rows) dst[1] = w.y;
+                if (out_col + 2 < rows) dst[2] = w.z;
+                if (out_col + 3 < rows) dst[3] = w.w;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- launchers
+
+using Launcher = void (*)(const float* in, float* out, int rows, int cols);
+
+void launch_transpose_tiled_source_mapping(const float* in, float* out, int rows, int cols) {
+    const dim3 block(kSourceTile, kSourceTile);  // x walks rows of the input, as in the source
+    const dim3 grid(course::ceil_div(rows, kSourceTile), course::ceil_div(cols, kSourceTile));
+    transpose_tiled_source_mapping<<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <int kPitch>
+void launch_transpose_tiled(const float* in, float* out, int rows, int cols) {
+    const dim3 block(kTile, kRowsPerPass);
+    const dim3 grid(course::ceil_div(cols, kTile), course::ceil_div(rows, kTile));
+    transpose_tiled<kPitch><<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <int kTileW, int kRows>
+void launch_transpose_tiled_padded_float4(const float* in, float* out, int rows, int cols) {
+    const dim3 block(8, kRows);
+    const dim3 grid(course::ceil_div(cols, kTileW), course::ceil_div(rows, kTileW));
+    transpose_tiled_padded_float4<kTileW, kRows><<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+struct Transpose {
+    const char* name;
+    Launcher launch;
+};
+/// The transposes of this lesson, in the order they are presented. Bytes each thread has in
+/// flight: 16 for the scalar 32 x 32 kernels (4 floats) and the first float4 kernel (1 float4),
+/// 128 for the last one (8 float4s). Other float4 shapes (64 x 65 with 8 x 32 or 8 x 8 threads)
+/// were measured while writing the lesson and were no faster; try them with the template.
+const Transpose kTransposes[] = {
+    {"transpose_tiled_source_mapping (16x17)", launch_transpose_tiled_source_mapping},
+    {"transpose_tiled (32x32, 32x8 thr)", launch_transpose_tiled<kTile>},
+    {"transpose_tiled_padded (32x33, 32x8 thr)", launch_transpose_tiled<kTile + 1>},
+    {"padded_float4 (32x33, 8x32 thr)", launch_transpose_tiled_padded_float4<32, 32>},
+    {"padded_float4 (64x65, 8x16 thr)", launch_transpose_tiled_padded_float4<64, 16>},
+};
+
+// ---------------------------------------------------------------- CPU side
+
+std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
+    std::vector<float> out(in.size());
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
+    return out;
+}
+
+/// The bank model: shared memory has 32 banks, 4-byte word w lives in bank w % 32, and a warp
+/// access takes one pass per distinct word in its busiest bank (same word = broadcast, free).
+int bank_passes(const std::vector<int>& words) {
+    int worst = 0;
+    for (int bank = 0; bank < 32; ++bank) {
+        std::vector<int> distinct;
+        for (int w : words)
+            if (w % 32 == bank && std::find(distinct.begin(), distinct.end(), w) == distinct.end()) distinct.push_back(w);
+        worst = std::max(worst, static_cast<int>(distinct.size()));
+    }
+    return worst;
+}
+
+/// Tile words warp 0 touches with a pitch of `pitch` floats per tile row. Scalar kernels: lane =
+/// threadIdx.x; the store phase reads tile[lane][0]. float4 kernels: threadIdx = (lane % 8,
+/// lane / 8), x = 4 * (lane % 8); the load writes tile[y][x + k], the store reads tile[x + k][y].
+enum class Phase { ScalarLoad, ScalarStore, Float4Load, Float4Store };
+std::vector<int> warp_tile_words(Phase phase, int pitch, int k = 0) {
+    std::vector<int> words;
+    for (int lane = 0; lane < 32; ++lane) {
+        const int y = lane / 8, x = 4 * (lane % 8) + k;
+        switch (phase) {
+            case Phase::ScalarLoad: words.push_back(lane); break;
+            case Phase::ScalarStore: words.push_back(lane * pitch); break;
+            case Phase::Float4Load: words.push_back(y * pitch + x); break;
+            case Phase::Float4Store: words.push_back(x * pitch + y); break;
+        }
+    }
+    return words;
+}
+
+// ---------------------------------------------------------------- the lesson
+
+int lesson(int argc, char** argv) {
+    long long rows = 8192, cols = 8192;
+    course::TimingOptions timing;
+    course::Cli cli("02_shared_transpose", "Reverses an array through a static __shared__ array, then times the "
+                                           "tiled transposes beside cudaMemcpy and checks each against the CPU.");
+    cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
+        .option("--cols", &cols, "columns of the input matrix", 1, 65536);
+    course::add_timing_options(cli, timing);
+    if (!cli.parse(argc, argv)) return course::kExitOk;
+    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+
+    std::printf("== bank model: passes one warp needs for one shared-memory access (1 = conflict-free) ==\n");
+    std::printf("  %-48s %9s %9s\n", "access", "pitch 32", "pitch 33");
+    const std::pair<const char*, Phase> phases[] = {{"scalar kernel, load phase: writes a tile row", Phase::ScalarLoad},
+                                                    {"scalar kernel, store phase: reads a tile column", Phase::ScalarStore},
+                                                    {"float4 kernel, load phase (k = 0)", Phase::Float4Load},
+                                                    {"float4 kernel, store phase (k = 0)", Phase::Float4Store}};
+    for (const auto& [what, phase] : phases)
+        std::printf("  %-48s %9d %9d\n", what, bank_passes(warp_tile_words(phase, 32)),
+                    bank_passes(warp_tile_words(phase, 33)));
+    std::printf("\n");
+
+    course::require_gpu();
+    const course::DeviceReport gpu = course::query_device();
+    course::print_device_report(gpu);
+    bool all_ok = true;
+
+    {  // The reversal: in place, so the input itself is the "poison" an unwritten element would leave.
+        const std::vector<float> host = course::random_floats(kMaxStaticReverse, 7);
+        course::DeviceBuffer<float> d(host);
+        launch_reverse_in_block_static(d.data(), kMaxStaticReverse);
+        const course::VerifyResult r = course::compare_exact(d.to_host(), std::vector<float>(host.rbegin(), host.rend()),
+                                                             kMaxStaticReverse);
+        std::printf("reverse_in_block_static, %d floats in one block: %s\n\n", kMaxStaticReverse, r.summary().c_str());
+        all_ok &= r.ok();
+    }
+
+    const std::size_t n = static_cast<std::size_t>(rows) * cols;
+    const double bytes_moved = 2.0 * n * sizeof(float);  // every element read once and written once
+    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
+    const std::vector<float> host_in = course::random_floats(n, 2024);
+    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
+    course::DeviceBuffer<float> in(host_in), out(n);
+
+    course::ResultsTable table(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
+                                   std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
+                               "GB/s");
+    const course::Timing ceiling = course::time_gpu(
+        [&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); }, timing.warmup,
+        timing.repeats);
+    table.add("cudaMemcpy device-to-device", ceiling.median_ms, course::gb_per_s(bytes_moved, ceiling.median_ms), "-", true);
+
+    for (const Transpose& k : kTransposes) {
+        out.poison();  // so an element the kernel forgets to write cannot look right
+        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
+        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
+        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
+        all_ok &= check.ok();
+        const course::Timing t = course::time_gpu(
+            [&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); }, timing.warmup,
+            timing.repeats);
+        table.add(k.name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check.ok() ? "ok" : "FAIL");
+    }
+
+    table.print();
+    if (!timing.csv.empty()) table.append_csv(timing.csv, "02_shared_transpose", gpu.short_description());
+    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
+    return all_ok ? course::kExitOk : course::kExitFailed;
+}
+
+#ifndef COURSE_NO_MAIN
+int main(int argc, char** argv) { return course::run_lesson(argc, argv, lesson); }
+#endif

@@ -1,0 +1,3 @@
+int a;
+// EXERCISE BEGIN a: no number in the id
+// EXERCISE END

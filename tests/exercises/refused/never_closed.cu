@@ -1,0 +1,3 @@
+int a;
+    // EXERCISE BEGIN 01.a: never closed
+int b;

@@ -1,0 +1,2 @@
+// EXERCISE BEGIN 01.a: x
+int a;  // EXERCISE END

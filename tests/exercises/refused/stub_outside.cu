@@ -1,0 +1,2 @@
+int a;
+// EXERCISE STUB: int b;

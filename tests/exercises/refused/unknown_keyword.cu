@@ -1,0 +1,4 @@
+// EXERCISE BEGIN 01.a: x
+int a;
+// EXERCISE STUBB: int b;
+// EXERCISE END
