@@ -20,8 +20,8 @@ file(MAKE_DIRECTORY "${stage}/lessons" "${stage}/scripts" "${stage}/results/h200
 
 file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/common" "${root}/exercises"
      DESTINATION "${stage}")
-file(COPY "${root}/scripts/exercises.sh" DESTINATION "${stage}/scripts")
-file(COPY "${root}/results/h200/lessons.txt" DESTINATION "${stage}/results/h200")  # the speeds the READMEs quote
+file(COPY "${root}/scripts/exercises.sh" "${root}/scripts/run_lessons.cmake" DESTINATION "${stage}/scripts")
+file(COPY "${root}/results/h200/lessons.txt" "${root}/results/h200/plots" DESTINATION "${stage}/results/h200")  # the speeds and charts the READMEs show
 file(COPY_FILE "${root}/scripts/student_pack/README.md" "${stage}/README.md")
 file(GLOB lessons RELATIVE "${root}/lessons" "${root}/lessons/[0-9][0-9]_*")
 foreach(lesson IN LISTS lessons)

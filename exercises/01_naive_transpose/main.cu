@@ -5,7 +5,9 @@
 //
 // What it shows:
 //   * a plain copy kernel and cudaMemcpy device-to-device: the speed a transpose can hope for,
-//     since a transpose reads and writes exactly as many bytes as a copy;
+//     since a transpose reads and writes exactly as many bytes as a copy; and two copies with
+//     more bytes in flight per thread (4 floats, 4 float4s), to test why one float per thread
+//     stays far below cudaMemcpy;
 //   * the naive transpose written both ways — threadIdx.x walking the rows of the input (as
 //     the source tutorial does), and walking its columns — measured side by side;
 //   * a host-side model that counts the 32-byte memory sectors one warp's access touches,
@@ -41,6 +43,67 @@ __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ ou
     if (row < rows && col < cols) out[row * cols + col] = in[row * cols + col];
 }
 
+/// The copy again, with more bytes in flight per thread: each thread copies kPerThread elements
+/// of its column, rows kBlockY apart, and issues all its loads before its first store. A block
+/// now covers 32 x 32 elements, so there are also 4 times fewer blocks.
+constexpr int kPerThread = 4;
+__global__ void copy_4_per_thread(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    const int col = blockIdx.x * kBlockX + threadIdx.x;
+    const int row0 = blockIdx.y * (kBlockY * kPerThread) + threadIdx.y;
+    float v[kPerThread];
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+        const int row = row0 + k * kBlockY;
+        if (row < rows && col < cols) v[k] = in[row * cols + col];
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+        const int row = row0 + k * kBlockY;
+        if (row < rows && col < cols) out[row * cols + col] = v[k];
+    }
+}
+
+/// Wider still: each thread moves kPerThread float4s (16 bytes each, 64 bytes in flight), so a
+/// warp covers 128 consecutive floats of a row and a block 128 x 32 elements. A float4 needs a
+/// 16-byte-aligned address: when cols % 4 != 0 (or a pointer is not aligned) the same thread
+/// moves its 4 elements one by one.
+__global__ void copy_float4_4_per_thread(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    const int col = 4 * (blockIdx.x * kBlockX + threadIdx.x);  // the first of this thread's 4 columns
+    const int row0 = blockIdx.y * (kBlockY * kPerThread) + threadIdx.y;
+    const bool vector = cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+                        reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    float4 v[kPerThread];
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+        const int row = row0 + k * kBlockY;
+        v[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (row >= rows || col >= cols) continue;
+        const float* src = in + static_cast<std::size_t>(row) * cols + col;
+        if (vector) {
+            v[k] = *reinterpret_cast<const float4*>(src);
+        } else {
+            v[k].x = src[0];
+            if (col + 1 < cols) v[k].y = src[1];
+            if (col + 2 < cols) v[k].z = src[2];
+            if (col + 3 < cols) v[k].w = src[3];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) {
+        const int row = row0 + k * kBlockY;
+        if (row >= rows || col >= cols) continue;
+        float* dst = out + static_cast<std::size_t>(row) * cols + col;
+        if (vector) {
+            *reinterpret_cast<float4*>(dst) = v[k];
+        } else {
+            dst[0] = v[k].x;
+            if (col + 1 < cols) dst[1] = v[k].y;
+            if (col + 2 < cols) dst[2] = v[k].z;
+            if (col + 3 < cols) dst[3] = v[k].w;
+        }
+    }
+}
+
 /// The source's naive kernel: threadIdx.x picks the *row* of the input. Neighbouring threads of
 /// a warp read elements one whole row (cols * 4 bytes) apart: strided reads. They write
 /// out[col * rows + row] at consecutive addresses: coalesced writes.
@@ -72,6 +135,20 @@ void launch_copy(const float* in, float* out, int rows, int cols) {
     CUDA_CHECK_LAUNCH();
 }
 
+void launch_copy_4_per_thread(const float* in, float* out, int rows, int cols) {
+    const dim3 block(kBlockX, kBlockY);
+    const dim3 grid(course::ceil_div(cols, kBlockX), course::ceil_div(rows, kBlockY * kPerThread));
+    copy_4_per_thread<<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+void launch_copy_float4_4_per_thread(const float* in, float* out, int rows, int cols) {
+    const dim3 block(kBlockX, kBlockY);
+    const dim3 grid(course::ceil_div(cols, 4 * kBlockX), course::ceil_div(rows, kBlockY * kPerThread));
+    copy_float4_4_per_thread<<<grid, block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
 void launch_transpose_naive_strided_reads(const float* in, float* out, int rows, int cols) {
     const dim3 block(kBlockX, kBlockY);  // x walks rows of the input here
     const dim3 grid(course::ceil_div(rows, kBlockX), course::ceil_div(cols, kBlockY));
@@ -89,6 +166,12 @@ void launch_transpose_naive_strided_writes(const float* in, float* out, int rows
 struct Transpose {
     const char* name;
     Launcher launch;
+};
+/// The copies, fewest bytes in flight per thread first: 4, 16, 64.
+const Transpose kCopies[] = {
+    {"copy_kernel (not a transpose)", launch_copy},
+    {"copy, 4 floats per thread", launch_copy_4_per_thread},
+    {"copy, 4 float4 per thread", launch_copy_float4_4_per_thread},
 };
 /// The transposes of this lesson, in the order they are presented.
 const Transpose kTransposes[] = {
@@ -185,15 +268,18 @@ int lesson(int argc, char** argv) {
                             timing.warmup, timing.repeats),
            "-", true);
 
-    // The copy kernel, checked against the input itself.
-    out.poison();
-    launch_copy(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
-    const course::VerifyResult copy_check = course::compare_exact(out.to_host(), host_in, cols);
-    all_ok &= copy_check.ok();
-    record("copy_kernel (not a transpose)",
-           course::time_gpu([&] { launch_copy(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
-                            timing.warmup, timing.repeats),
-           copy_check.ok() ? "ok" : "FAIL", false);
+    // The copy kernels, checked against the input itself.
+    for (const Transpose& k : kCopies) {
+        out.poison();
+        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
+        const course::VerifyResult check = course::compare_exact(out.to_host(), host_in, cols);
+        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
+        all_ok &= check.ok();
+        record(k.name,
+               course::time_gpu([&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
+                                timing.warmup, timing.repeats),
+               check.ok() ? "ok" : "FAIL", false);
+    }
 
     for (const Transpose& k : kTransposes) {
         out.poison();  // so an element the kernel forgets to write cannot look right

@@ -13,9 +13,11 @@
 //   * padding the tile to 32 x 33 so that reading a column of the tile hits 32 different banks;
 //   * a last step, "wider accesses", in two moves: first the same 32 x 33 tile with each thread
 //     moving one float4 (16 bytes) per global load and store instead of four floats — fewer,
-//     wider instructions, the same 16 bytes in flight per thread; then a 64 x 65 tile moved by
-//     8 x 16 threads, 128 bytes (eight float4s) in flight per thread, which is what gets close
-//     to the copy ceiling.
+//     wider global instructions, the same 16 bytes in flight per thread; then a 64 x 65 tile
+//     moved by 8 x 16 threads, 128 bytes (eight float4s) in flight per thread, which is what
+//     gets close to the copy ceiling;
+//   * a side measurement, printed before the transposes: the latency of one load from shared
+//     memory, L1, L2 and device memory (a pointer chase), to test the seeds' latency claims.
 // What the source got wrong: its "shared memory" kernel takes the row from threadIdx.x on the
 // load and the output row from threadIdx.x on the store, so a warp still strides through memory
 // on both sides and the tile buys nothing (it is slower than the naive kernel). Its store-side
@@ -31,6 +33,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <numeric>
+#include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -111,8 +116,10 @@ __global__ void transpose_tiled_padded_float4(const float* __restrict__ in, floa
     const int row0 = blockIdx.y * kTileW, col0 = blockIdx.x * kTileW;
     const int y0 = threadIdx.y, x0 = 4 * threadIdx.x;
 
-    // Every load lands in a register first, so all of a thread's loads are in flight at once;
-    // storing each to shared memory straight away would make each load wait for the last.
+    // Every load lands in a register first, so all of a thread's loads can be in flight at once
+    // before the first shared store. nvcc does this on its own where it unrolls a loop (the SASS
+    // of transpose_tiled, which stores each value as soon as it is loaded in the source, has its
+    // 4 loads before its 4 stores, see README.md); written out like this it does not depend on it.
     float4 v[kPasses][kStrips];
 #pragma unroll
     for (int p = 0; p < kPasses; ++p) {
@@ -246,6 +253,185 @@ std::vector<int> warp_tile_words(Phase phase, int pitch, int k = 0) {
     return words;
 }
 
+// ---------------------------------------------------------------- 3. a side measurement: latency
+// How long does ONE load take, from each kind of memory? The seeds say shared memory answers
+// "about 100 times" sooner than global memory (000, 001, 002) and give a table of cycles (004);
+// this section measures it. A pointer chase: one thread loads chain[j] and uses the value as the
+// next j, so every load waits for the one before it, and cycles / loads is the latency of one
+// load (plus the few cycles of index arithmetic between two loads). The chain is one cycle
+// through all of its nodes, in random order, so the hardware cannot guess the next address.
+// Which memory answers is decided by where the chain lives and how it is loaded:
+//   shared   16 KiB copied into a __shared__ array;
+//   L1       16 KiB in global memory, plain loads (which this GPU caches in L1 and L2), after
+//            one untimed pass around the chain has brought it into L1;
+//   L2       8 MiB (more than L1 holds, far less than L2), loaded with __ldcg (cache in L2
+//            only: L1 is skipped), after one untimed pass;
+//   DRAM     1 GiB, __ldcg, after a write over twice the L2 size has pushed the chain out of L2;
+//            only a prefix of the chain is timed, so no line is loaded twice. Twice: once with
+//            the nodes visited in random order inside each 2 MiB piece (the pieces in random
+//            order), so almost every load finds its address translation cached; once in random
+//            order over the whole 1 GiB, where many loads also miss the translation caches (TLB).
+// Every node sits on its own 128-byte line (shared: its own 4-byte word), so no two loads share
+// a cache line.
+
+enum class Where { Shared, L1, L2, Dram };
+constexpr int kSharedChainWords = 4096;  // 16 KiB: the whole shared-memory chain
+
+/// A chain of `nodes` nodes, `stride` 4-byte words apart: the word of each node holds the word
+/// index of the next. The order is random inside each run of `group` consecutive nodes, and
+/// the runs are visited in random order; it is one cycle through every node, from `start`.
+struct Chain {
+    std::vector<unsigned> words;
+    unsigned start = 0;
+};
+Chain make_chain(std::size_t nodes, std::size_t stride, std::size_t group, std::uint32_t seed) {
+    if (nodes == 0 || group == 0 || nodes % group != 0 || nodes * stride > (1ull << 32))
+        throw std::invalid_argument("make_chain: bad sizes");
+    std::mt19937 rng(seed);
+    std::vector<std::size_t> groups(nodes / group), order;
+    std::iota(groups.begin(), groups.end(), std::size_t{0});
+    std::shuffle(groups.begin(), groups.end(), rng);
+    order.reserve(nodes);
+    for (std::size_t g : groups) {
+        const std::size_t first = order.size();
+        for (std::size_t k = 0; k < group; ++k) order.push_back(g * group + k);
+        std::shuffle(order.begin() + first, order.end(), rng);
+    }
+    Chain c;
+    c.words.assign(nodes * stride, 0);
+    for (std::size_t k = 0; k < nodes; ++k)
+        c.words[order[k] * stride] = static_cast<unsigned>(order[(k + 1) % nodes] * stride);
+    c.start = static_cast<unsigned>(order[0] * stride);
+    return c;
+}
+
+/// Where the chain is walked CPU-side: the node reached after `hops` steps (for the checks).
+unsigned walk_chain_cpu(const Chain& c, long long hops) {
+    unsigned j = c.start;
+    for (long long i = 0; i < hops; ++i) j = c.words[j];
+    return j;
+}
+
+template <Where kWhere>
+__device__ unsigned next_node(const unsigned* chain, const unsigned* s, unsigned j) {
+    if constexpr (kWhere == Where::Shared) return s[j];
+    else if constexpr (kWhere == Where::L1) return chain[j];  // a plain load: cached in L1 (and L2)
+    else return __ldcg(chain + j);                            // "cache global": in L2, not in L1
+}
+
+/// One thread: `warmup` untimed steps, then `hops` timed ones. result = {cycles, last node}.
+template <Where kWhere>
+__global__ void pointer_chase(const unsigned* chain, int shared_words, unsigned start, long long warmup,
+                              long long hops, long long* result) {
+    __shared__ unsigned s[kSharedChainWords];
+    if constexpr (kWhere == Where::Shared)
+        for (int i = 0; i < shared_words; ++i) s[i] = chain[i];
+    unsigned j = start;
+    for (long long i = 0; i < warmup; ++i) j = next_node<kWhere>(chain, s, j);
+    const long long t0 = clock64();
+    for (long long i = 0; i < hops; ++i) j = next_node<kWhere>(chain, s, j);
+    const long long t1 = clock64();
+    result[0] = t1 - t0;
+    result[1] = j;  // stored, so the loads are not dead code, and checked
+}
+
+/// Spins for `cycles` SM clock cycles; timed with CUDA events it tells the clock this run had.
+__global__ void spin_cycles(long long cycles, long long* result) {
+    const long long t0 = clock64();
+    long long t = t0;
+    while (t - t0 < cycles) t = clock64();
+    *result = t - t0;
+}
+
+struct LatencyRow {
+    std::string where;
+    double footprint_bytes = 0;
+    long long hops = 0;
+    double cycles_per_load = 0;
+    bool ok = false;  // the chase ended on the node the CPU walk says
+};
+struct LatencyConfig {
+    std::size_t dram_bytes = std::size_t{1} << 30;
+    long long hops = 1 << 16;  // timed loads per row
+};
+
+/// Runs one chase and checks where it ended. `flush_bytes` > 0: write over that many bytes
+/// first, which pushes the chain out of L2.
+template <Where kWhere>
+LatencyRow run_chase(const std::string& where, const Chain& c, long long warmup, long long hops, std::size_t flush_bytes = 0) {
+    course::DeviceBuffer<unsigned> chain(c.words);
+    course::DeviceBuffer<long long> result(2);
+    if (flush_bytes > 0) {
+        course::DeviceBuffer<unsigned char> scratch(flush_bytes);
+        CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes()));
+    }
+    pointer_chase<kWhere><<<1, 1>>>(chain.data(), static_cast<int>(std::min<std::size_t>(c.words.size(), kSharedChainWords)),
+                                    c.start, warmup, hops, result.data());
+    CUDA_CHECK_LAUNCH();
+    const std::vector<long long> r = result.to_host();
+    LatencyRow row;
+    row.where = where;
+    row.footprint_bytes = static_cast<double>(c.words.size()) * sizeof(unsigned);
+    row.hops = hops;
+    row.cycles_per_load = static_cast<double>(r[0]) / static_cast<double>(hops);
+    row.ok = static_cast<unsigned>(r[1]) == walk_chain_cpu(c, warmup + hops);
+    return row;
+}
+
+/// The five rows of the latency table (cycles per load), in the order of the comment above.
+std::vector<LatencyRow> measure_latency(const course::DeviceReport& gpu, const LatencyConfig& cfg) {
+    constexpr std::size_t kLine = 32;                      // words: one node per 128-byte line
+    constexpr std::size_t kPiece = (2u << 20) / 4 / kLine;  // nodes in 2 MiB
+    const std::size_t l1_nodes = (16u << 10) / 4 / kLine, l2_nodes = (8u << 20) / 4 / kLine;
+    const std::size_t dram_nodes = cfg.dram_bytes / 4 / kLine, flush = 2 * gpu.l2_bytes;
+    course::require_device_memory(static_cast<double>(cfg.dram_bytes + flush), "the latency chase");
+    const long long dram_hops = std::min<long long>(cfg.hops, static_cast<long long>(dram_nodes));
+    std::vector<LatencyRow> rows;
+    rows.push_back(run_chase<Where::Shared>("shared memory", make_chain(kSharedChainWords, 1, kSharedChainWords, 1), 0,
+                                            cfg.hops));
+    rows.push_back(run_chase<Where::L1>("L1 (plain load, warmed)", make_chain(l1_nodes, kLine, l1_nodes, 2),
+                                        static_cast<long long>(l1_nodes), cfg.hops));
+    rows.push_back(run_chase<Where::L2>("L2 (__ldcg, warmed)", make_chain(l2_nodes, kLine, l2_nodes, 3),
+                                        static_cast<long long>(l2_nodes), cfg.hops));
+    rows.push_back(run_chase<Where::Dram>("DRAM, random inside 2 MiB pieces",
+                                          make_chain(dram_nodes, kLine, std::min(kPiece, dram_nodes), 4), 0, dram_hops, flush));
+    rows.push_back(run_chase<Where::Dram>("DRAM, random over all of it", make_chain(dram_nodes, kLine, dram_nodes, 5), 0,
+                                          dram_hops, flush));
+    return rows;
+}
+
+/// The SM clock during this run, in Hz: clock64 cycles over CUDA-event time.
+double measured_sm_clock_hz() {
+    course::DeviceBuffer<long long> result(1);
+    const long long cycles = 100'000'000;  // about 50 ms at 2 GHz: the launch cost is lost in it
+    spin_cycles<<<1, 1>>>(cycles / 100, result.data());  // warm-up
+    CUDA_CHECK_LAUNCH();
+    const course::Timing t = course::time_gpu([&] { spin_cycles<<<1, 1>>>(cycles, result.data()); CUDA_CHECK_LAUNCH(); }, 0, 1);
+    return static_cast<double>(result.to_host()[0]) / (t.median_ms * 1e-3);
+}
+
+/// "16 KiB", "8 MiB", "1 GiB"
+std::string binary_size(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 3) bytes /= 1024, ++u;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f %s", bytes, units[u]);
+    return text;
+}
+
+void print_latency(const std::vector<LatencyRow>& rows, double clock_hz) {
+    std::printf("== latency: one thread, each load's address is the value the load before it returned ==\n");
+    std::printf("  SM clock in this run: %.3f GHz (clock64 cycles over CUDA-event time)\n", clock_hz / 1e9);
+    std::printf("  %-34s %9s %7s %12s %9s %9s  %s\n", "where the chain lives", "footprint", "loads", "cycles/load",
+                "ns/load", "x shared", "check");
+    for (const LatencyRow& r : rows)
+        std::printf("  %-34s %9s %7lld %12.1f %9.1f %9.1f  %s\n", r.where.c_str(), binary_size(r.footprint_bytes).c_str(),
+                    r.hops, r.cycles_per_load, r.cycles_per_load / clock_hz * 1e9,
+                    r.cycles_per_load / rows.front().cycles_per_load, r.ok ? "ok" : "FAIL");
+    std::printf("\n");
+}
+
 // ---------------------------------------------------------------- the lesson
 
 int lesson(int argc, char** argv) {
@@ -283,6 +469,13 @@ int lesson(int argc, char** argv) {
                                                              kMaxStaticReverse);
         std::printf("reverse_in_block_static, %d floats in one block: %s\n\n", kMaxStaticReverse, r.summary().c_str());
         all_ok &= r.ok();
+    }
+
+    {  // Side measurement: how long one load takes from each memory (section 3).
+        const double clock_hz = measured_sm_clock_hz();
+        const std::vector<LatencyRow> rows = measure_latency(gpu, LatencyConfig{});
+        print_latency(rows, clock_hz);
+        for (const LatencyRow& r : rows) all_ok &= r.ok;
     }
 
     const std::size_t n = static_cast<std::size_t>(rows) * cols;

@@ -1,12 +1,12 @@
 // Exercise 03_dynamic_shared: generated from lessons/03_dynamic_shared/main.cu by scripts/make_exercises.cmake.
 // Write the code each TODO(03.*) asks for; exercises/03_dynamic_shared/README.md says what "solved" means
 // and has hints. Check it: scripts/exercises.sh check 03    All of them: scripts/exercises.sh
-// Lesson 03 — dynamic shared memory: sized at launch, opted into above 48 KB, carved into arrays.
+// Lesson 03 — dynamic shared memory: sized at launch, opted into above 48 KiB, carved into arrays.
 //
 // What it shows:
 //   * `extern __shared__` arrays, whose size in bytes is the third launch parameter: an in-place
 //     reversal of n floats in one block, n chosen at run time (--reverse-n), up to what one
-//     block may have — which is more than 48 KB only after cudaFuncSetAttribute(kernel,
+//     block may have — which is more than 48 KiB only after cudaFuncSetAttribute(kernel,
 //     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); the lesson first launches without it
 //     and prints the error, then with it;
 //   * requests beyond the GPU's per-block limit refused on the host with a message that names
@@ -54,7 +54,7 @@ void require_smem_fits(std::size_t bytes, std::size_t limit, const std::string& 
 }
 
 /// Makes `kernel` launchable with `bytes` of dynamic shared memory, or throws. Up to
-/// smem_per_block (48 KB) every kernel may have it; above that the kernel must opt in.
+/// smem_per_block (48 KiB) every kernel may have it; above that the kernel must opt in.
 template <class Kernel>
 void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, const std::string& what) {
     require_smem_fits(bytes, this_gpu().smem_per_block_optin, what);
@@ -82,7 +82,7 @@ void launch_reverse_in_block_dynamic(float* d, int n) {
 }
 
 /// The same launch with the kernel's limit set back to the default: what happens to a request
-/// above 48 KB that did not opt in. Returns the launch's error instead of throwing it.
+/// above 48 KiB that did not opt in. Returns the launch's error instead of throwing it.
 cudaError_t launch_reverse_without_opt_in(float* d, int n) {
     CUDA_CHECK(cudaFuncSetAttribute(reverse_in_block_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(this_gpu().smem_per_block)));
@@ -224,14 +224,27 @@ RecordsCheck check_reverse_records(int n, std::uint32_t seed) {
 
 // ---------------------------------------------------------------- the lesson
 
+/// Host only: the shared memory each tile edge asks for. Every CUDA GPU gives a block 48 KiB
+/// without asking (cudaDevAttrMaxSharedMemoryPerBlock); more needs the opt-in, up to a per-GPU limit.
+void print_smem_budget() {
+    constexpr std::size_t kDefaultPerBlock = 48 * 1024;
+    std::printf("== shared memory per block of transpose_dynamic_tile: tile x (tile + 1) floats ==\n");
+    for (int t : {8, 16, 32, 64, 128, 256}) {
+        const std::size_t bytes = transpose_smem_bytes(t);
+        std::printf("  tile %3d: %3d x %3d x 4 B = %6zu B = %6.1f KiB%s\n", t, t, t + 1, bytes, bytes / 1024.0,
+                    bytes > kDefaultPerBlock ? "  (above 48 KiB: only with the opt-in, if the GPU has that much)" : "");
+    }
+    std::printf("\n");
+}
+
 int lesson(int argc, char** argv) {
     long long rows = 8192, cols = 8192, tile_option = 0, reverse_n = 0;
     course::TimingOptions timing;
-    course::Cli cli("03_dynamic_shared", "Dynamic shared memory: a run-time-sized reversal (above 48 KB), three arrays "
+    course::Cli cli("03_dynamic_shared", "Dynamic shared memory: a run-time-sized reversal (above 48 KiB), three arrays "
                                          "in one buffer, the carveout, and the transpose with a run-time tile.");
     cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
         .option("--cols", &cols, "columns of the input matrix", 1, 65536)
-        .option("--tile", &tile_option, "tile edge: 8, 16, 32, 64, 128 or 256; 0 = time 8 to 128", 0, 1 << 20)
+        .option("--tile", &tile_option, "tile edge: 8, 16, 32, 64, 128 or 256; 0 = time 8 to 128", 0, 256)
         .option("--reverse-n", &reverse_n, "floats reversed in one block; 0 = as many as the GPU allows", 0, 1LL << 28);
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
@@ -239,6 +252,7 @@ int lesson(int argc, char** argv) {
     std::vector<int> tiles(std::begin(kTileSizes), std::end(kTileSizes));
     if (tile_option != 0) tiles = {validate_tile(tile_option)};
 
+    print_smem_budget();
     course::require_gpu();
     const course::DeviceReport& gpu = this_gpu();
     course::print_device_report(gpu);
@@ -271,8 +285,12 @@ int lesson(int argc, char** argv) {
     all_ok &= records_ok;
 
     // 3. The carveout: a hint, in percent of the most shared memory an SM can have, of how much
-    //    of the SM's L1/shared storage this kernel would like as shared memory.
+    //    of the SM's L1/shared storage this kernel would like as shared memory. The driver rounds
+    //    it up to a size the SM supports, and every block also costs a small reserved amount.
+    int reserved = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, gpu.index));
     std::printf("== blocks per SM of transpose_dynamic_tile, as cudaOccupancyMaxActiveBlocksPerMultiprocessor reports ==\n");
+    std::printf("  (each block also takes %d bytes the driver reserves: cudaDevAttrReservedSharedMemoryPerBlock)\n", reserved);
     std::printf("  %-22s", "carveout hint");
     for (int t : {32, 64, 128}) std::printf("  tile %3d (%6zu B)", t, transpose_smem_bytes(t));
     std::printf("\n");

@@ -8,11 +8,16 @@
 // atomicAdd per element; the source's shared-memory tree and what it leaves out, combining the
 // per-block sums (a second launch, or one atomicAdd per block); fewer, fuller blocks (add during
 // load, grid-stride loop), warp shuffles, float4 loads, and a "last block" finish that makes the
-// fastest version a single launch; CUB as the ceiling. --racy shows a missing barrier instead.
+// fastest version a single launch; CUB as the ceiling; and what one atomicAdd to one address costs,
+// which is why one atomic per block loses to a relaunch. Two switches run a broken kernel instead of
+// the ladder: --racy (a missing barrier, for racecheck) and --divergent-barrier (a barrier that
+// only some threads reach, for synccheck).
 // What the source got wrong: one atomic per element is not "6x faster than the CPU" (this run
-// prints both), 1M floats is too small to time a GPU sum (launch latency dominates), and its tree
-// stops at one partial sum per block.
-// What it leaves out: cooperative-groups grid sync, compensated (Kahan) summation, other types.
+// prints both), 1M floats is too small to time a GPU sum (launch latency dominates), its tree
+// stops at one partial sum per block, and its "conditional sync" does not deadlock here (see
+// --divergent-barrier): it is undefined, which is worse.
+// What it leaves out: a cooperative launch with grid-wide sync (cooperative_groups, grid.sync()),
+// compensated (Kahan) summation, other types.
 // Read next: lessons/05_tiled_matmul; the CUDA C++ Programming Guide on __syncthreads(), warp
 // shuffles and memory fences; N. Higham, "Accuracy and Stability of Numerical Algorithms", ch. 4.
 #include "lesson.cuh"
@@ -24,12 +29,18 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
-// n is a long long everywhere, host and kernels, from 1 to 2^31 - 1 (CUB takes an int count).
-// n = 0 is refused: every launcher throws std::invalid_argument before touching the GPU.
+// n is a long long everywhere, host and kernels. It runs from 1 to 2^31 - 1: that cap is this
+// course's own choice (2^31 floats are 8 GiB), not a CUB limit. CUB's DeviceReduce::Sum takes the
+// count as a template type and picks its offsets from it; the lesson passes an int, so CUB uses
+// 32-bit offsets. n = 0 is refused: every launcher throws std::invalid_argument before touching
+// the GPU.
 constexpr long long kMaxN = 2147483647;
 constexpr int kBlock = 256;  // threads per block, in every kernel
 constexpr int kWarp = 32;
@@ -49,8 +60,12 @@ __device__ float block_sum_tree(float v) {
 // Why outside the if: a __syncthreads() is only defined when every thread of the block reaches it
 // (a branch is fine if the whole block takes the same side). Inside `if (t < stride)` the other
 // threads never arrive: the block may hang, or the barrier may let threads through with the data
-// half-written; which one you get depends on the GPU and compiler. Barriers never span blocks:
-// blocks synchronise only through the end of a launch (see launch_tree_relaunch).
+// half-written; which one you get depends on the GPU and compiler (--divergent-barrier shows what
+// this GPU does). __syncthreads() never spans blocks. In an ordinary launch, blocks synchronise
+// only through the end of the launch (see launch_tree_relaunch): nothing guarantees that all of
+// them are on the GPU at once, so a block waiting for another could wait forever. A cooperative
+// launch (cudaLaunchCooperativeKernel) does guarantee it, and only then may blocks wait for each
+// other with cooperative_groups' grid.sync(); this lesson does not use it.
 
 /// A warp adds its 32 values through registers: after the 5 steps lane 0 holds the total.
 /// __shfl_down_sync both moves the value and synchronises the lanes named in the mask. The classic
@@ -64,7 +79,8 @@ __device__ float warp_sum(float v) {
     return nanf("");  // NaN: every sum built on this fails its check until you write the shuffles
 }
 
-/// Each warp sums with shuffles, warp 0 sums the warp totals: one barrier instead of eight.
+/// Each warp sums with shuffles, warp 0 sums the warp totals: one barrier, where block_sum_tree
+/// has nine (one after the stores, one after each of its 8 halving rounds for 256 threads).
 /// The total is valid in thread 0 only.
 __device__ float block_sum_shuffle(float v) {
     __shared__ float warp_totals[kBlock / kWarp];
@@ -79,7 +95,7 @@ __device__ float block_sum_shuffle(float v) {
 // ---------------------------------------------------------------- kernels, in the lesson's order
 
 /// Step 1: every thread adds its element straight into the result. Correct, and slow: the adds
-/// to one address are done one at a time, in the L2 cache.
+/// to one address are done one at a time, in the L2 cache (the lesson prints the time per add).
 __global__ void reduce_atomic_per_element(const float* __restrict__ in, long long n, float* out) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(out, in[i]);
@@ -164,10 +180,10 @@ __global__ void __launch_bounds__(kBlock) reduce_vec4_atomic(const float* __rest
 }
 
 /// Step 7: four float4 loads in flight per thread, and the blocks' sums combined inside the
-/// launch. Blocks cannot wait for one another (they need not even be on the GPU at the same
-/// time), but they can count: each block stores its partial and bumps a counter; the block that
-/// brings the count to gridDim.x knows every partial is stored, adds them up, writes the result
-/// and resets the counter for the next launch.
+/// launch. In an ordinary launch a block must not wait for another (they need not even be on
+/// the GPU at the same time), but blocks can count: each block stores its partial and bumps a
+/// counter; the block that brings the count to gridDim.x knows every partial is stored, adds
+/// them up, writes the result and resets the counter for the next launch. No block waits.
 constexpr int kLastBlockUnroll = 4;
 __global__ void __launch_bounds__(kBlock)
     reduce_vec4_last_block(const float* __restrict__ in, long long n, float* partials, unsigned* blocks_done,
@@ -189,6 +205,26 @@ __global__ void reduce_tree_missing_sync(const float* __restrict__ in, long long
     __syncthreads();
     for (int stride = kBlock / 2; stride > 0; stride /= 2)
         if (t < stride) s[t] += s[t + stride];  // <- the missing __syncthreads() belongs after this
+    if (t == 0) atomicAdd(out, s[0]);
+}
+
+/// DELIBERATELY BROKEN, run only with --divergent-barrier (never by the checks). The source's tree
+/// with its barrier moved INSIDE `if (t < stride)`, the "conditional sync" mistake of document
+/// 004: in each round only the threads that add reach the barrier. CUDA C++ leaves that undefined.
+/// What a given GPU does is another matter; the lesson runs it once, with a time limit, and
+/// compute-sanitizer --tool synccheck says what is wrong.
+__global__ void reduce_tree_divergent_sync(const float* __restrict__ in, long long n, float* out) {
+    __shared__ float s[kBlock];
+    const int t = threadIdx.x;
+    const long long i = static_cast<long long>(blockIdx.x) * kBlock + t;
+    s[t] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (int stride = kBlock / 2; stride > 0; stride /= 2) {
+        if (t < stride) {
+            s[t] += s[t + stride];
+            __syncthreads();  // <- WRONG: the threads with t >= stride never arrive here
+        }
+    }
     if (t == 0) atomicAdd(out, s[0]);
 }
 
@@ -418,23 +454,65 @@ int racy_demo(const std::vector<float>& host_in, double reference, double sum_ab
     return course::kExitOk;
 }
 
+/// Waits up to `seconds` for the GPU to finish what was launched. Returns cudaSuccess, the error
+/// the work ended with, or cudaErrorNotReady if it is still running: a kernel stuck at a barrier
+/// would otherwise hang the program (and cudaDeviceSynchronize with it).
+cudaError_t wait_at_most(double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (;;) {
+        const cudaError_t state = cudaStreamQuery(nullptr);
+        if (state != cudaErrorNotReady || std::chrono::steady_clock::now() > deadline) return state;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+/// --divergent-barrier: one run of reduce_tree_divergent_sync, with a time limit. Whatever it
+/// returns is reported, not judged: a wrong barrier can give the right answer.
+int divergent_barrier_demo(const std::vector<float>& host_in, double reference, double sum_abs) {
+    constexpr double kLimitSeconds = 20;
+    const long long n = static_cast<long long>(host_in.size());
+    course::DeviceBuffer<float> in(host_in), out(1);
+    out.poison();
+    zero_then_launch(reduce_tree_divergent_sync, course::ceil_div(n, kBlock), in.data(), n, out.data());
+    const cudaError_t state = wait_at_most(kLimitSeconds);
+    if (state == cudaErrorNotReady) {
+        std::printf("\n--divergent-barrier: the kernel did not finish within %.0f s: a block is stuck at the barrier.\n"
+                    "Ending the program, which also ends the kernel (exit code 1).\n", kLimitSeconds);
+        std::fflush(stdout);
+        std::_Exit(course::kExitFailed);  // no destructors: freeing memory would wait for the stuck kernel
+    }
+    if (state != cudaSuccess) {  // what compute-sanitizer --tool synccheck does: it stops the kernel
+        std::printf("\n--divergent-barrier: the kernel was stopped (%s: %s). Under compute-sanitizer that is the\n"
+                    "tool stopping it at the barrier errors it reports. Exit code 1.\n",
+                    cudaGetErrorName(state), cudaGetErrorString(state));
+        return course::kExitFailed;
+    }
+    const double got = out.to_host()[0];
+    const bool right = check_sum(got, reference, sum_abs, kBlockDepth + div_up(n, kBlock), n).pass;
+    std::printf("\n--divergent-barrier: the tree with its barrier inside `if (t < stride)` finished and returned %.9g\n"
+                "(%s this run); the reference is %.9g. Finishing, even with the right answer, does not make it\n"
+                "correct: a barrier that only some threads of the block reach is undefined behaviour in CUDA C++.\n"
+                "compute-sanitizer --tool synccheck reports it. Only this demo ran; the exit code is 0.\n",
+                got, right ? "within its error bound" : "WRONG", reference);
+    return course::kExitOk;
+}
+
 int lesson(int argc, char** argv) {
     long long n = 1LL << 26;
-    bool racy = false;
+    bool racy = false, divergent = false;
     course::TimingOptions timing;
     course::Cli cli("04_reduction", "Sums n floats on the CPU, with atomics, with the shared-memory tree and its "
                                     "faster successors, and with CUB; checks and times every one.");
     cli.option("--n", &n, "number of floats to sum (2^26 = 256 MiB, far above L2)", 1, kMaxN)
         .flag("--racy", &racy,
-              "instead of the ladder, run once a tree with a missing __syncthreads() (for racecheck; exit 0)");
+              "instead of the ladder, run once a tree with a missing __syncthreads() (for racecheck; exit 0)")
+        .flag("--divergent-barrier", &divergent,
+              "instead of the ladder, run once a tree whose __syncthreads() only some threads reach (for synccheck)");
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
+    if (racy && divergent) throw course::UsageError("--racy and --divergent-barrier each run one demo: give one of them");
 
-    course::require_gpu();
-    const course::DeviceReport gpu = course::query_device();
-    course::print_device_report(gpu);
-    const double bytes_read = 4.0 * n;
-    course::require_device_memory(bytes_read + 4.0 * tree_partials(n) + (1 << 20), std::to_string(n) + " floats");
+    if (racy) cli.note_ignored("--racy", {"--warmup", "--repeats", "--csv"});  // one untimed run, no table
 
     // Values in [0, 1), like probabilities or pixel intensities. All positive, so the float
     // accumulator's stall shows (check.cu also tests values of both signs).
@@ -450,7 +528,15 @@ int lesson(int argc, char** argv) {
     const double cpu_float_ms = host_ms([&] { cpu_float = sum_cpu<float>(host_in); });
     const double cpu_double_ms = host_ms([&] { reference = sum_cpu<double>(host_in); });
     std::printf("CPU, one core: float accumulator %.9g, double accumulator %.9g\n", cpu_float, reference);
+
+    // Everything above ran on the CPU; from here on the GPU is needed.
+    course::require_gpu();
+    const course::DeviceReport gpu = course::query_device();
+    course::print_device_report(gpu);
+    const double bytes_read = 4.0 * n;
+    course::require_device_memory(bytes_read + 4.0 * tree_partials(n) + (1 << 20), std::to_string(n) + " floats");
     if (racy) return racy_demo(host_in, reference, sum_abs);
+    if (divergent) return divergent_barrier_demo(host_in, reference, sum_abs);
 
     const std::string problem = "sum of " + std::to_string(n) + " floats in [0, 1); GPU: median of " +
                                 std::to_string(timing.repeats) + " runs; CPU: host timer, one run; GB/s of bytes read";
@@ -481,6 +567,7 @@ int lesson(int argc, char** argv) {
     add("cub::DeviceReduce::Sum", course::time_gpu(cub_sum, timing.warmup, timing.repeats).median_ms, cub_check, true);
 
     double atomic_ms = 0;
+    std::vector<double> variant_ms;  // in the order of kVariants
     for (const Variant& v : kVariants) {
         out.poison();  // a variant that never writes the result leaves a NaN, which fails
         v.launch(in.data(), n, out.data(), ws);
@@ -489,6 +576,7 @@ int lesson(int argc, char** argv) {
         auto launch = [&] { v.launch(in.data(), n, out.data(), ws); };
         const double ms = course::time_gpu(launch, timing.warmup, timing.repeats).median_ms;
         if (v.launch == launch_atomic_per_element) atomic_ms = ms;
+        variant_ms.push_back(ms);
         add(v.name, ms, check.text);
     }
     table.print();
@@ -498,6 +586,27 @@ int lesson(int argc, char** argv) {
                 "(host timer).\nHere the atomic version is %.1fx %s than the CPU.\n",
                 atomic_ms, cpu_float_ms, std::max(atomic_ms, cpu_float_ms) / std::min(atomic_ms, cpu_float_ms),
                 atomic_ms > cpu_float_ms ? "slower" : "faster");
+
+    // What one atomicAdd to one address costs, and what that means for the variants that finish
+    // with one atomic per block: their atomics alone take (number of blocks) x (time per add).
+    const double ns_per_add = atomic_ms * 1e6 / static_cast<double>(n);
+    std::printf("\nAtomics to one address are done one after another: %lld of them took %.3f ms, %.2f ns each.\n",
+                n, atomic_ms, ns_per_add);
+    std::printf("  %-42s %10s %16s %12s\n", "variant (one atomicAdd per block)", "atomics", "x ns each = ms", "measured ms");
+    for (std::size_t k = 0; k < std::size(kVariants); ++k) {
+        long long atomics = 0;
+        if (kVariants[k].launch == launch_tree_atomic) atomics = div_up(n, kBlock);
+        if (kVariants[k].launch == launch_tree_add_during_load) atomics = div_up(n, 2 * kBlock);
+        if (kVariants[k].launch == launch_grid_stride<BlockSum::Shuffle>)
+            atomics = grid_of<reduce_grid_stride<BlockSum::Shuffle>, 1>(n);
+        if (atomics == 0) continue;
+        std::printf("  %-42s %10lld %16.4f %12.4f\n", kVariants[k].name, atomics, atomics * ns_per_add * 1e-6,
+                    variant_ms[k]);
+    }
+    for (std::size_t k = 0; k < std::size(kVariants); ++k)
+        if (kVariants[k].launch == launch_tree_relaunch)
+            std::printf("  the relaunched tree makes no atomics; it took %.4f ms in all (%d launches)\n", variant_ms[k],
+                        tree_levels(n));
     std::printf("\n%s\n", all_ok ? "Every result is within its error bound of the double reference."
                                  : "SOME RESULTS ARE WRONG (see the check column).");
     return all_ok ? course::kExitOk : course::kExitFailed;

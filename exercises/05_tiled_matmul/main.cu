@@ -329,6 +329,12 @@ int lesson(int argc, char** argv) {
         if (std::string(v.name).find(only) != std::string::npos) chosen.push_back(&v);
     if (chosen.empty()) throw course::UsageError("--kernel '" + only + "' matches no kernel of this lesson");
 
+    // The prediction first (host arithmetic); the measurement it is compared with comes last.
+    std::printf("== the traffic model: bytes read from global memory if no cache helped ==\n");
+    for (const Variant* v : chosen)
+        std::printf("  %-34s %8.1f GB\n", v->name, traffic_model_bytes(M, N, K, v->tile_rows, v->tile_cols) / 1e9);
+    std::printf("\n");
+
     course::require_gpu();
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);

@@ -8,13 +8,14 @@
 //     (4, 8 or 16 bytes) and it says which bank each lane hits and how many shared-memory
 //     wavefronts the access costs; it prints lane-by-bank maps a learner can read;
 //   * a throughput-bound microbenchmark, one stride per run, timed beside the model's count;
-//   * the 8192 x 8192 transpose again: 32x32 unpadded, 32x33 padded, XOR-swizzled, then a 64-wide
-//     tile with float4 global accesses, padded and swizzled, beside cudaMemcpy in the same run;
+//   * the 8192 x 8192 transpose again: 32x32 unpadded, 32x33 padded, XOR-swizzled, the seeds'
+//     16x16 tile unpadded and padded, then a 64-wide tile with float4 global accesses, padded and
+//     swizzled, beside cudaMemcpy in the same run;
 //   * `bank_probe`: one warp doing one shared load, so Nsight Compute's counters map 1:1 onto the
 //     model (see README.md and ncu_probes.sh). The 8- and 16-byte rules were fitted to those counts.
 // What the sources got wrong: "padding gives 4x" (150 -> 600 GB/s). On an H200 it is about 2x for a
-// 32x32 tile; a 16x16 tile's column read is only 8-way, and the cap that puts on the kernel is above
-// the copy rate, so padding has little to win there. The model below says why. Their compute
+// 32x32 tile; a 16x16 tile read by 16x16 threads is only 8-way, and the lesson times what padding
+// does for it (README.md). The model below says how many wavefronts each access takes. Their compute
 // capability 1.x-3.x bank rules and cudaDeviceSetSharedMemConfig (8-byte banks) are history.
 // What it leaves out: ldmatrix / TMA swizzle modes, stores with conflicts (same rules as loads).
 // Read next: CUDA C++ Programming Guide, "Shared Memory" under compute capability 5.x and later;
@@ -175,7 +176,7 @@ struct SwizzledTile {
 
 // ---- the microbenchmark: every lane loads s[lane * stride + offset] many times.
 constexpr int kBenchThreads = 256;
-constexpr int kBenchWords = 4096;   // 16 KB of shared memory per block
+constexpr int kBenchWords = 4096;   // 16 KiB of shared memory per block
 constexpr int kBenchUnroll = 32;    // independent loads in flight per thread per step
 constexpr int kBenchShifts = 32;    // distinct offsets cycled through, so no load can be hoisted
 constexpr int kBenchMaxStride = 64;
@@ -203,7 +204,7 @@ __global__ void __launch_bounds__(kBenchThreads)
 }
 
 // ---- the probe: one warp, exactly one shared load of type T, for Nsight Compute.
-constexpr int kProbeWords = 8192;  // 32 KB; filled with 16-byte stores: 256 conflict-free store wavefronts
+constexpr int kProbeWords = 8192;  // 32 KiB; filled with 16-byte stores: 256 conflict-free store wavefronts
 
 template <class T>  // unsigned (LDS), uint2 (LDS.64) or uint4 (LDS.128)
 __global__ void bank_probe(const uint4* __restrict__ table, const int* __restrict__ element, T* __restrict__ out) {
@@ -245,6 +246,24 @@ __global__ void __launch_bounds__(kBlockX * kBlockY)
         const int r = col0 + ty + j * kBlockY, c = row0 + tx;  // position in `out` (cols x rows)
         if (r < cols && c < rows) out[r * rows + c] = tile[Layout::at(tx, ty + j * kBlockY)];
     }
+}
+
+/// The seeds' small tile: 16 x 16 threads move a 16 x 16 tile, one element each. A warp is two
+/// thread rows (threadIdx.y = 2w and 2w + 1), so its drain reads two tile columns: with 16-word
+/// rows, tile rows k and k + 2 start in the same bank (8-way); padded to 16 x 17, 2-way, and the
+/// fill, which writes two tile rows 17 words apart, becomes 2-way too (see the printed table).
+constexpr int kSmallTile = 16;
+
+template <class Layout>
+__global__ void __launch_bounds__(kSmallTile * kSmallTile)
+    transpose_tiled16(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    __shared__ float tile[Layout::kWords];
+    const int row0 = blockIdx.y * kSmallTile, col0 = blockIdx.x * kSmallTile;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    if (row0 + ty < rows && col0 + tx < cols) tile[Layout::at(ty, tx)] = in[(row0 + ty) * cols + col0 + tx];
+    __syncthreads();
+    const int r = col0 + ty, c = row0 + tx;  // position in `out` (cols x rows)
+    if (r < cols && c < rows) out[r * rows + c] = tile[Layout::at(tx, ty)];
 }
 
 /// The fast one: a 64-wide tile moved by 8 x 16 threads. threadIdx.x picks 4 consecutive columns,
@@ -329,6 +348,13 @@ void launch_transpose_tiled(const float* in, float* out, int rows, int cols) {
     CUDA_CHECK_LAUNCH();
 }
 
+template <class Layout>
+void launch_transpose_tiled16(const float* in, float* out, int rows, int cols) {
+    const dim3 grid(course::ceil_div(cols, kSmallTile), course::ceil_div(rows, kSmallTile));
+    transpose_tiled16<Layout><<<grid, dim3(kSmallTile, kSmallTile)>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
 /// 8 x 16 threads, no carveout hint, no __launch_bounds__: the shape and settings of lesson 02's
 /// fastest kernel.
 template <class Layout>
@@ -364,6 +390,16 @@ TileAccess scalar_tile_access() {  // transpose_tiled: warp 0 has threadIdx.y = 
     }
     return a;
 }
+/// transpose_tiled16: warp 0 is threadIdx.y = 0 and 1, threadIdx.x = lane % 16.
+template <class Layout>
+TileAccess small_tile_access() {
+    TileAccess a;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+        a.fill.push_back(Layout::at(lane / 16, lane % 16) * 4);
+        a.drain.push_back(Layout::at(lane % 16, lane / 16) * 4);
+    }
+    return a;
+}
 /// transpose_tiled_float4, warp 0 (threadIdx.x = lane % 8, threadIdx.y = lane / 8), p = s = k = 0.
 /// Its other instructions differ by whole rows or by k; check.cu models every one of them.
 template <class Layout>
@@ -381,11 +417,14 @@ struct Transpose {
     Launcher launch;
     TileAccess (*access)();
 };
-/// The teaching trio first, then the fast design with both conflict-free layouts.
+/// The teaching trio first, then the seeds' 16 x 16 tile both ways, then the fast design with both
+/// conflict-free layouts.
 const Transpose kTransposes[] = {
     {"tiled 32x32 unpadded", launch_transpose_tiled<UnpaddedTile<32>>, scalar_tile_access<UnpaddedTile<32>>},
     {"tiled 32x33 padded", launch_transpose_tiled<PaddedTile<32>>, scalar_tile_access<PaddedTile<32>>},
     {"tiled 32x32 xor-swizzled", launch_transpose_tiled<SwizzledTile<32>>, scalar_tile_access<SwizzledTile<32>>},
+    {"tiled 16x16 unpadded, 16x16 thr", launch_transpose_tiled16<UnpaddedTile<16>>, small_tile_access<UnpaddedTile<16>>},
+    {"tiled 16x17 padded, 16x16 thr", launch_transpose_tiled16<PaddedTile<16>>, small_tile_access<PaddedTile<16>>},
     {"64x65 padded, float4, 8x16 thr", launch_transpose_tiled_float4<PaddedTile<64>>, vec4_tile_access<PaddedTile<64>>},
     {"64x64 xor-swizzled, float4, 8x16 thr", launch_transpose_tiled_float4<SwizzledTile<64>>,
      vec4_tile_access<SwizzledTile<64>>},
@@ -515,9 +554,11 @@ void print_model_section() {
     }
     std::printf("\n  16x16 tile read by 16x16 threads: a warp is two thread rows, so its column read touches two\n"
                 "  columns, and with 16-word rows, tile rows k and k+2 start in the same bank: %d-way unpadded,\n"
-                "  still %d-way padded to 16x17. Doubles: a column of a 32x32 double tile takes %d wavefronts, of a\n"
-                "  32x33 one %d (the warp asks for 64 distinct words: 2 wavefronts at least).\n\n",
-                wavefronts_of("tile16x16_column"), wavefronts_of("tile16x17_column"), wavefronts_of("double32x32_column"),
+                "  still %d-way padded to 16x17, whose fill (two tile rows, 17 words apart) turns %d-way as well.\n"
+                "  Doubles: a column of a 32x32 double tile takes %d wavefronts, of a 32x33 one %d (the warp asks\n"
+                "  for 64 distinct words: 2 wavefronts at least).\n\n",
+                wavefronts_of("tile16x16_column"), wavefronts_of("tile16x17_column"),
+                bank_model(small_tile_access<PaddedTile<16>>().fill, 4).wavefronts, wavefronts_of("double32x32_column"),
                 wavefronts_of("double32x33_column"));
 }
 
@@ -531,10 +572,8 @@ void print_transpose_analysis(int sms, double clock_hz) {
     };
     for (const Transpose& k : kTransposes)
         row(k.name, bank_model(k.access().fill, 4).wavefronts, bank_model(k.access().drain, 4).wavefronts);
-    row("(16x16 unpadded, 16x16 threads)", 1, wavefronts_of("tile16x16_column"));
-    row("(16x17 padded, 16x16 threads)", 1, wavefronts_of("tile16x17_column"));
-    std::printf("  A cap far above the device copy rate cannot slow a kernel down: that is why padding matters\n"
-                "  for the 32x32 tile (32-way) and hardly for the 16x16 one (8-way), whose limit is elsewhere.\n\n");
+    std::printf("  A cap is an upper bound from shared memory alone: a kernel can run far below it for other\n"
+                "  reasons. Compare each cap with the kernel's measured GB/s in the table below.\n\n");
 }
 
 int lesson(int argc, char** argv) {
@@ -557,6 +596,12 @@ int lesson(int argc, char** argv) {
     if (!cli.parse(argc, argv)) return course::kExitOk;
     if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
     if (probe_width != 4 && probe_width != 8 && probe_width != 16) throw course::UsageError("--probe-width must be 4, 8 or 16");
+    cli.refuse_together("--probe", "--probe-stride");
+    cli.refuse_together("--probe", "--list-probes");
+    cli.refuse_without("--probe-width", "--probe-stride");
+    if (!probe.empty() || probe_stride >= 0 || list_probes)  // one probe launch, or none: nothing is timed
+        cli.note_ignored(list_probes ? "--list-probes" : !probe.empty() ? "--probe" : "--probe-stride",
+                         {"--rows", "--cols", "--steps", "--warmup", "--repeats", "--csv"});
 
     // ---- probes: one launch, one warp, one load; the prediction is printed for ncu_probes.sh
     std::vector<Probe> probes = probe_table();
@@ -596,7 +641,9 @@ int lesson(int argc, char** argv) {
     print_transpose_analysis(gpu.sm_count, clock_khz * 1e3);
     bool all_ok = true;
 
-    // ---- the microbenchmark
+    // ---- the microbenchmark (its rows also go to --csv, as a table of their own, for the plot)
+    course::ResultsTable strides("stride microbenchmark: every lane loads s[lane * stride]; rate = time / time at stride 1",
+                                 "x stride 1");
     {
         const int blocks = bench_blocks(gpu);
         const std::vector<unsigned> bench_table(table.begin(), table.begin() + kBenchWords);
@@ -620,6 +667,8 @@ int lesson(int argc, char** argv) {
             const double slowdown = ms / base_ms;
             const bool within = slowdown >= 0.85 * degree && slowdown <= 1.15 * degree;
             const std::string label = stride ? std::to_string(stride) : "0 (bc)";
+            strides.add("s[lane * " + std::to_string(stride) + "], model degree " + std::to_string(degree), ms, slowdown,
+                        ok ? "ok" : "FAIL");
             std::printf("  %7s %14d %10.4f %18.2f %12s %8s\n", label.c_str(), degree, ms, slowdown,
                         within ? "yes" : "NO", ok ? "ok" : "FAIL");
             if (stride == 1) {  // a throughput-bound stride 1 should come close to 128 B/clock/SM
@@ -655,7 +704,10 @@ int lesson(int argc, char** argv) {
         results.add(k.name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check.ok() ? "ok" : "FAIL");
     }
     results.print();
-    if (!timing.csv.empty()) results.append_csv(timing.csv, "06_bank_conflicts", gpu.short_description());
+    if (!timing.csv.empty()) {
+        results.append_csv(timing.csv, "06_bank_conflicts", gpu.short_description());
+        strides.append_csv(timing.csv, "06_bank_conflicts", gpu.short_description());
+    }
     std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
     return all_ok ? course::kExitOk : course::kExitFailed;
 }
