@@ -21,6 +21,7 @@
 // Read next: lessons/06_bank_conflicts; the CUDA C++ Programming Guide, "Shared Memory";
 //   CUTLASS's "Efficient GEMM in CUDA" (docs/efficient_gemm.md).
 #include "lesson.cuh"
+#include "sm_clock.cuh"
 
 #include <cublas_v2.h>
 
@@ -127,7 +128,9 @@ __device__ __forceinline__ void store4(float* __restrict__ m, int rows, int cols
     if (col + 3 < cols) p[3] = v.w;
 }
 
-__device__ __forceinline__ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+__host__ __device__ __forceinline__ bool aligned16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
 constexpr int kThreadsX = kBN / kTN, kThreadsY = kBM / kTM, kRegThreads = kThreadsX * kThreadsY;
@@ -220,6 +223,178 @@ __global__ void __launch_bounds__(kRegThreads, 2)
     }
 }
 
+// ================================================================ going further: past the register tiles
+// The kernels below carry the register-tiled kernel the rest of the way to cuBLAS. Each step
+// changes one thing, and the README shows the measurement (ncu.sh) that explains why it helps.
+// They share one template; a TileShape names the step's sizes.
+
+/// The sizes of a warp-tiled kernel. A thread block computes a BM x BN block of C, walking K in
+/// slabs of BK; each warp owns a WM x WN part of that block and each thread TM x TN outputs of
+/// it, kept in registers as (TM/4) x (TN/4) sub-tiles of 4 x 4. Inside its WM x WN area a warp's
+/// 32 lanes form a kLaneRows x kLaneCols grid; a thread's sub-tiles sit one lane-grid apart
+/// (4 * kLaneRows rows, 4 * kLaneCols columns), so that for every shared load the lanes of a warp
+/// read a few neighbouring float4s. kGroupRows: how many block rows the grid walks column by
+/// column before it moves on (1 = plain row-major order; see block_tile()).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm, int GroupRows = 1>
+struct TileShape {
+    static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
+    static constexpr int kMinBlocks = MinBlocksPerSm, kGroupRows = GroupRows;
+    static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = 32 * kWarps;
+    static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;
+    static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4s of A each thread loads per slab
+    static constexpr int kBLoads = BK * BN / 4 / kThreads;  // float4s of B
+    static constexpr int kAPad = 4;  // as in matmul_register_tiled: conflict-free transposing stores
+    static constexpr int kSharedBytes = 2 * BK * (BM + kAPad + BN) * 4;  // two buffers of each slab
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles must nest");
+    static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "operands move as float4s");
+    static_assert(kLaneRows * kLaneCols == 32, "a warp's 32 lanes must cover its WM x WN area exactly");
+    static_assert(kALoads >= 1 && kALoads * 4 * kThreads == BM * BK, "the A slab splits evenly into float4s");
+    static_assert(kBLoads >= 1 && kBLoads * 4 * kThreads == BK * BN, "the B slab splits evenly into float4s");
+    static_assert(kSharedBytes <= 48 * 1024, "static shared memory is limited to 48 KiB per block");
+};
+
+/// Where a thread's outputs live inside the BM x BN block: row of its output m (0 <= m < TM) and
+/// column of its output n (0 <= n < TN). The kernel and the host checks use the same functions.
+template <class S>
+__host__ __device__ constexpr int warp_tile_row(int tid, int m) {
+    const int warp = tid / 32, lane = tid % 32;
+    return (warp / (S::kBN / S::kWN)) * S::kWM + (m / 4) * (4 * S::kLaneRows) + (lane / S::kLaneCols) * 4 + m % 4;
+}
+template <class S>
+__host__ __device__ constexpr int warp_tile_col(int tid, int n) {
+    const int warp = tid / 32, lane = tid % 32;
+    return (warp % (S::kBN / S::kWN)) * S::kWN + (n / 4) * (4 * S::kLaneCols) + (lane % S::kLaneCols) * 4 + n % 4;
+}
+
+/// Which block of C the b-th thread block computes, for a grid of tiles_m x tiles_n blocks. The
+/// blocks that run at the same time then share rows of A and columns of B in L2: the grid walks
+/// `group_rows` block rows column by column, then the next group (group_rows = 1: row by row).
+struct TileIndex {
+    int row, col;
+};
+__host__ __device__ inline TileIndex block_tile(int b, int tiles_m, int tiles_n, int group_rows) {
+    const int per_group = group_rows * tiles_n;
+    const int first_row = (b / per_group) * group_rows;
+    const int rows = tiles_m - first_row < group_rows ? tiles_m - first_row : group_rows;
+    const int in_group = b % per_group;
+    return {first_row + in_group % rows, in_group / rows};
+}
+
+/// The warp-tiled kernel. Same plan as matmul_register_tiled (A transposed in shared memory,
+/// float4 operands, two shared buffers filled from registers while the other is read, one
+/// barrier per slab), with the sizes of S and the thread layout of warp_tile_row/col.
+/// kFullTiles: every block is full and K is a multiple of BK (the launcher checks), so loads and
+/// stores need no bounds checks; otherwise load4/store4 fill and clip the edges.
+template <class S, bool kFullTiles>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
+    matmul_warp_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                      int K) {
+    constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK, TM = S::kTM, TN = S::kTN;
+    __shared__ __align__(16) float As[2][BK][BM + S::kAPad];
+    __shared__ __align__(16) float Bs[2][BK][BN];
+
+    const int tid = threadIdx.x;
+    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
+    const int row0 = tile.row * BM, col0 = tile.col * BN;
+    const bool a_vec = K % 4 == 0 && aligned16(A), b_vec = N % 4 == 0 && aligned16(B), c_vec = N % 4 == 0 && aligned16(C);
+
+    // Load number l of this thread covers A[row0 + am][k0 + ak..+3] and B[k0 + bk][col0 + bn..+3].
+    auto a_pos = [&](int l, int& am, int& ak) {
+        const int i = tid + l * S::kThreads;
+        am = i / (BK / 4), ak = i % (BK / 4) * 4;
+    };
+    auto b_pos = [&](int l, int& bk, int& bn) {
+        const int i = tid + l * S::kThreads;
+        bk = i / (BN / 4), bn = i % (BN / 4) * 4;
+    };
+    float4 a_next[S::kALoads], b_next[S::kBLoads];
+    auto fetch = [&](int k0) {  // global memory -> registers
+#pragma unroll
+        for (int l = 0; l < S::kALoads; ++l) {
+            int am, ak;
+            a_pos(l, am, ak);
+            if constexpr (kFullTiles)
+                a_next[l] = *reinterpret_cast<const float4*>(A + static_cast<long long>(row0 + am) * K + k0 + ak);
+            else
+                a_next[l] = load4(A, M, K, row0 + am, k0 + ak, a_vec);
+        }
+#pragma unroll
+        for (int l = 0; l < S::kBLoads; ++l) {
+            int bk, bn;
+            b_pos(l, bk, bn);
+            if constexpr (kFullTiles)
+                b_next[l] = *reinterpret_cast<const float4*>(B + static_cast<long long>(k0 + bk) * N + col0 + bn);
+            else
+                b_next[l] = load4(B, K, N, k0 + bk, col0 + bn, b_vec);
+        }
+    };
+    auto stash = [&](int buf) {  // registers -> shared memory, A transposed
+#pragma unroll
+        for (int l = 0; l < S::kALoads; ++l) {
+            int am, ak;
+            a_pos(l, am, ak);
+            As[buf][ak + 0][am] = a_next[l].x;
+            As[buf][ak + 1][am] = a_next[l].y;
+            As[buf][ak + 2][am] = a_next[l].z;
+            As[buf][ak + 3][am] = a_next[l].w;
+        }
+#pragma unroll
+        for (int l = 0; l < S::kBLoads; ++l) {
+            int bk, bn;
+            b_pos(l, bk, bn);
+            *reinterpret_cast<float4*>(&Bs[buf][bk][bn]) = b_next[l];
+        }
+    };
+
+    // This thread's first row and column inside the block; its sub-tiles are 4*kLaneRows rows
+    // and 4*kLaneCols columns apart.
+    const int a_row = warp_tile_row<S>(tid, 0), b_col = warp_tile_col<S>(tid, 0);
+    float acc[TM][TN] = {};
+    const int steps = (K + BK - 1) / BK;
+    fetch(0);
+    stash(0);
+    __syncthreads();
+    for (int t = 0; t < steps; ++t) {
+        const int buf = t & 1;
+        const bool more = t + 1 < steps;
+        if (more) fetch((t + 1) * BK);  // in flight while we compute below
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            float a[TM], b[TN];
+#pragma unroll
+            for (int i = 0; i < TM / 4; ++i) {
+                const float4 v = *reinterpret_cast<const float4*>(&As[buf][k][a_row + i * 4 * S::kLaneRows]);
+                a[4 * i] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
+            }
+#pragma unroll
+            for (int j = 0; j < TN / 4; ++j) {
+                const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][b_col + j * 4 * S::kLaneCols]);
+                b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
+            }
+#pragma unroll
+            for (int m = 0; m < TM; ++m)
+#pragma unroll
+                for (int n = 0; n < TN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
+        }
+        if (more) stash(buf ^ 1);
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int m = 0; m < TM; ++m) {
+        const int row = row0 + warp_tile_row<S>(tid, m);
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+            const int col = col0 + warp_tile_col<S>(tid, 4 * j);
+            const float4 v = make_float4(acc[m][4 * j], acc[m][4 * j + 1], acc[m][4 * j + 2], acc[m][4 * j + 3]);
+            if constexpr (kFullTiles)
+                *reinterpret_cast<float4*>(C + static_cast<long long>(row) * N + col) = v;
+            else
+                store4(C, M, N, row, col, v, c_vec);
+        }
+    }
+}
+
 // ---------------------------------------------------------------- launchers
 // The check (check.cu) calls these same functions, so it tests exactly what runs here.
 
@@ -248,6 +423,33 @@ void launch_register_tiled(const float* A, const float* B, float* C, int M, int 
     CUDA_CHECK_LAUNCH();
 }
 
+/// Full tiles everywhere (and 16-byte aligned rows): the fast kernel; anything else: the same
+/// kernel with bounds checks. Either way the launch is correct for every M, N, K.
+template <class S>
+bool fits_full_tiles(const float* A, const float* B, const float* C, int M, int N, int K) {
+    return M % S::kBM == 0 && N % S::kBN == 0 && K % S::kBK == 0 && aligned16(A) && aligned16(B) && aligned16(C);
+}
+template <class S, bool kAllowFast = true>
+void launch_warp_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+    const unsigned blocks = course::ceil_div(M, S::kBM) * course::ceil_div(N, S::kBN);
+    if (kAllowFast && fits_full_tiles<S>(A, B, C, M, N, K))
+        matmul_warp_tiled<S, true><<<blocks, S::kThreads>>>(A, B, C, M, N, K);
+    else
+        matmul_warp_tiled<S, false><<<blocks, S::kThreads>>>(A, B, C, M, N, K);
+    CUDA_CHECK_LAUNCH();
+}
+
+// The going-further steps (candidates while tuning).
+using WarpTiled = TileShape<128, 128, 8, 32, 64, 8, 8, 2>;
+using WarpTiledTall = TileShape<128, 128, 8, 64, 32, 8, 8, 2>;
+using WarpTiledK16 = TileShape<128, 128, 16, 32, 64, 8, 8, 2>;
+using Wide16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1>;
+using Tall8x16 = TileShape<256, 128, 8, 64, 64, 8, 16, 1>;
+using Quad8x16 = TileShape<128, 128, 8, 64, 64, 8, 16, 2>;
+using Wide16x8G = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 8>;
+using WarpTiledG = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 8>;
+using WarpTiledK16G = TileShape<128, 128, 16, 32, 64, 8, 8, 2, 8>;
+
 struct Variant {
     const char* name;
     Launcher launch;
@@ -259,6 +461,17 @@ const Variant kVariants[] = {
     {"matmul_tiled<16>", launch_tiled<16>, 16, 16},
     {"matmul_tiled<32>", launch_tiled<32>, 32, 32},
     {"register_tiled 128x128x8 8x8", launch_register_tiled, kBM, kBN},
+    // going further
+    {"warp_tiled 128x128x8 8x8 (edge path only)", launch_warp_tiled<WarpTiled, false>, 128, 128},
+    {"warp_tiled 128x128x8 8x8", launch_warp_tiled<WarpTiled>, 128, 128},
+    {"warp_tiled 128x128x8 8x8 w64x32", launch_warp_tiled<WarpTiledTall>, 128, 128},
+    {"warp_tiled 128x128x16 8x8", launch_warp_tiled<WarpTiledK16>, 128, 128},
+    {"warp_tiled 128x256x8 16x8", launch_warp_tiled<Wide16x8>, 128, 256},
+    {"warp_tiled 256x128x8 8x16", launch_warp_tiled<Tall8x16>, 256, 128},
+    {"warp_tiled 128x128x8 8x16 128thr", launch_warp_tiled<Quad8x16>, 128, 128},
+    {"warp_tiled 128x256x8 16x8 group8", launch_warp_tiled<Wide16x8G>, 128, 256},
+    {"warp_tiled 128x128x8 8x8 group8", launch_warp_tiled<WarpTiledG>, 128, 128},
+    {"warp_tiled 128x128x16 8x8 group8", launch_warp_tiled<WarpTiledK16G>, 128, 128},
 };
 
 // ---------------------------------------------------------------- cuBLAS, the ceiling
@@ -369,15 +582,165 @@ std::vector<std::pair<int, int>> sample_positions(int M, int N, int random_count
     return p;
 }
 
-// ---------------------------------------------------------------- the lesson
+// ---------------------------------------------------------------- the FP32 peak
+
+/// FP32 lanes per SM: the fp32 multiply-adds one SM completes per clock, from the throughput
+/// table of the CUDA C++ Programming Guide ("Arithmetic Instructions"). 0: this program does
+/// not know the architecture, and says so rather than guess.
+constexpr int fp32_lanes_per_sm(int major, int minor) {
+    switch (major) {
+    case 5: return 128;                                   // Maxwell
+    case 6: return minor == 0 ? 64 : 128;                 // Pascal: P100 64, the others 128
+    case 7: return 64;                                    // Volta, Turing
+    case 8: return minor == 0 ? 64 : 128;                 // Ampere: A100 64; 8.6, 8.7, Ada 8.9: 128
+    case 9: return minor == 0 ? 128 : 0;                  // Hopper
+    case 10: return minor == 0 ? 128 : 0;                 // Blackwell (B200)
+    case 12: return minor == 0 ? 128 : 0;                 // Blackwell (RTX 50)
+    default: return 0;
+    }
+}
+
+/// Peak fp32 rate in TFLOP/s: every lane of every SM finishes one FMA (2 FLOP) per clock.
+constexpr double fp32_peak_tflops(int sm_count, int lanes_per_sm, double clock_mhz) {
+    return sm_count * static_cast<double>(lanes_per_sm) * 2.0 * clock_mhz * 1e6 / 1e12;
+}
+
+// ---------------------------------------------------------------- one problem, checked and timed
 
 /// Up to this many multiply-adds the CPU computes the whole product (about a second); above it, samples.
 constexpr double kFullCheckMacs = 1 << 28;
 
+/// Random A and B of one M x N x K problem on the GPU, C, and the expected values of C at the
+/// positions we check: every element for small problems, corners, edges and random points otherwise.
+struct Problem {
+    int m, n, k;
+    std::vector<float> host_a, host_b;
+    bool full = false;
+    std::vector<std::pair<int, int>> where;
+    std::vector<double> expected;
+    double max_abs_sum = 0;
+    course::DeviceBuffer<float> a, b, c;
+
+    Problem(int m_, int n_, int k_, std::uint32_t seed)
+        : m(m_), n(n_), k(k_),
+          host_a(course::random_floats(static_cast<std::size_t>(m_) * k_, seed)),
+          host_b(course::random_floats(static_cast<std::size_t>(k_) * n_, seed + 1)),
+          a(host_a), b(host_b), c(static_cast<std::size_t>(m_) * n_) {
+        full = static_cast<double>(m) * n * k <= kFullCheckMacs;
+        if (full) {
+            Reference ref = matmul_cpu(host_a, host_b, m, n, k);
+            expected = std::move(ref.c);
+            max_abs_sum = ref.max_abs_sum;
+            for (int i = 0; i < m; ++i)
+                for (int j = 0; j < n; ++j) where.push_back({i, j});
+        } else {
+            where = sample_positions(m, n, 256, seed + 2);
+            for (const auto& [i, j] : where) {
+                const RefEntry e = reference_entry(host_a, host_b, n, k, i, j);
+                expected.push_back(e.value);
+                max_abs_sum = std::max(max_abs_sum, e.abs_sum);
+            }
+        }
+    }
+    double flops() const { return 2.0 * m * n * k; }
+    course::Tolerance tolerance(double input_rel_error = 0.0) const {
+        return matmul_tolerance(k, max_abs_sum, input_rel_error);
+    }
+    /// Poison C, run once, compare the chosen positions: "ok", or "FAIL" with the reason printed.
+    template <class Launch>
+    std::string verify(const std::string& name, Launch&& launch, course::Tolerance tol) {
+        c.poison();
+        launch();
+        const std::vector<float> out = c.to_host();
+        std::vector<float> got;
+        got.reserve(where.size());
+        for (const auto& [i, j] : where) got.push_back(out[static_cast<std::size_t>(i) * n + j]);
+        const course::VerifyResult r = course::compare_close(got, expected, 1, tol);
+        if (!r.ok()) {
+            const auto [i, j] = where[r.first ? r.first->index : 0];
+            std::printf("%s at %d x %d x %d: %s (first bad element is C[%d][%d])\n", name.c_str(), m, n, k,
+                        r.summary().c_str(), i, j);
+        }
+        return r.ok() ? "ok" : "FAIL";
+    }
+};
+
+// ---------------------------------------------------------------- --sweep
+
+/// The sweep's problems, M x N x K: squares from 256 to 8192 (3000 is a multiple of no tile, so
+/// the warp-tiled kernels take their edge path there), then two skinny ones: a huge C from a
+/// short K (8192 x 8192 x 64), and a 64-row C from a long K (64 x 8192 x 8192).
+struct SweepShape {
+    int m, n, k;
+    const char* label;
+};
+const SweepShape kSweepShapes[] = {
+    {256, 256, 256, "256^3"},       {512, 512, 512, "512^3"},       {1024, 1024, 1024, "1024^3"},
+    {2048, 2048, 2048, "2048^3"},   {3000, 3000, 3000, "3000^3"},   {4096, 4096, 4096, "4096^3"},
+    {6144, 6144, 6144, "6144^3"},   {8192, 8192, 8192, "8192^3"},   {8192, 8192, 64, "8192^2x64"},
+    {64, 8192, 8192, "64x8192^2"},
+};
+
+/// Each kernel at each sweep shape, checked (at the sampled positions) and timed: at least 3
+/// repeats, up to --repeats, fewer for slow launches so the whole sweep stays short.
+int run_sweep(const course::DeviceReport& gpu, const std::vector<const Variant*>& chosen,
+              const course::TimingOptions& timing) {
+    const CublasHandle cublas;
+    std::vector<std::string> names = {"cuBLAS SGEMM (fp32)"};
+    for (const Variant* v : chosen) names.push_back(v->name);
+    std::vector<std::vector<double>> rate(names.size());  // [kernel][shape], TFLOP/s
+    bool all_ok = true;
+    for (const SweepShape& shape : kSweepShapes) {
+        Problem p(shape.m, shape.n, shape.k, static_cast<std::uint32_t>(shape.m + 3 * shape.n + 7 * shape.k));
+        course::ResultsTable table("sweep: " + std::to_string(shape.m) + " x " + std::to_string(shape.n) + " x " +
+                                       std::to_string(shape.k) + " (M x N x K) fp32 matmul, median of up to " +
+                                       std::to_string(timing.repeats),
+                                   "TFLOP/s");
+        for (std::size_t v = 0; v < names.size(); ++v) {
+            auto run = [&] {
+                if (v == 0) launch_cublas(cublas, p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k);
+                else chosen[v - 1]->launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k);
+            };
+            const std::string check = p.verify(names[v], run, p.tolerance());
+            all_ok &= check == "ok";
+            const double probe_ms = course::time_gpu(run, 0, 1).median_ms;
+            const int repeats = std::clamp(static_cast<int>(150.0 / probe_ms), std::min(3, timing.repeats), timing.repeats);
+            const course::Timing t = course::time_gpu(run, 1, repeats);
+            rate[v].push_back(course::tflop_per_s(p.flops(), t.median_ms));
+            table.add(names[v], t.median_ms, rate[v].back(), check, v == 0);
+        }
+        if (!timing.csv.empty()) table.append_csv(timing.csv, "05_tiled_matmul", gpu.short_description());
+    }
+
+    std::size_t width = 8;
+    for (const std::string& name : names) width = std::max(width, name.size());
+    auto header = [&](const char* what) {
+        std::printf("\n== sweep: %s (M x N x K) ==\n  %-*s", what, static_cast<int>(width), "kernel");
+        for (const SweepShape& shape : kSweepShapes) std::printf(" %10s", shape.label);
+        std::printf("\n");
+    };
+    header("TFLOP/s");
+    for (std::size_t v = 0; v < names.size(); ++v) {
+        std::printf("  %-*s", static_cast<int>(width), names[v].c_str());
+        for (double r : rate[v]) std::printf(" %10.1f", r);
+        std::printf("\n");
+    }
+    header("% of cuBLAS SGEMM at the same shape");
+    for (std::size_t v = 1; v < names.size(); ++v) {
+        std::printf("  %-*s", static_cast<int>(width), names[v].c_str());
+        for (std::size_t s = 0; s < rate[v].size(); ++s) std::printf(" %9.1f%%", 100.0 * rate[v][s] / rate[0][s]);
+        std::printf("\n");
+    }
+    std::printf("%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
+    return all_ok ? course::kExitOk : course::kExitFailed;
+}
+
+// ---------------------------------------------------------------- the lesson
+
 int lesson(int argc, char** argv) {
     long long M = 4096, N = 4096, K = 4096;
     std::string only;
-    bool tf32 = false;
+    bool tf32 = false, sweep = false;
     course::TimingOptions timing;
     course::Cli cli("05_tiled_matmul", "C = A * B in fp32: naive, shared-memory tiles, register tiles and cuBLAS, "
                                        "each checked against a CPU double reference and timed.");
@@ -385,7 +748,9 @@ int lesson(int argc, char** argv) {
         .option("--n", &N, "columns of B and C", 1, 65536)
         .option("--k", &K, "columns of A, rows of B", 1, 65536)
         .option("--kernel", &only, "time only the lesson kernels whose name contains this text (cuBLAS always runs)")
-        .flag("--tf32", &tf32, "also time cuBLAS with TF32 tensor cores (another precision: for reference only)");
+        .flag("--tf32", &tf32, "also time cuBLAS with TF32 tensor cores (another precision: for reference only)")
+        .flag("--sweep", &sweep, "instead of one size, time every kernel at sizes from 256^3 to 8192^3 and two "
+                                 "skinny shapes (ignores --m, --n, --k)");
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
     if (M * K > INT32_MAX || K * N > INT32_MAX || M * N > INT32_MAX)
@@ -398,79 +763,50 @@ int lesson(int argc, char** argv) {
     course::require_gpu();
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
-    const int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
+    if (sweep) {
+        course::require_device_memory(4.0 * 3 * 8192 * 8192, "the sweep's largest A, B and C");
+        return run_sweep(gpu, chosen, timing);
+    }
     course::require_device_memory(4.0 * (M * K + K * N + M * N), "A, B and C");
 
-    const std::vector<float> host_a = course::random_floats(M * K, 51), host_b = course::random_floats(K * N, 52);
-    // The expected values: every element for small problems, a sample for large ones.
-    const bool full = static_cast<double>(M) * N * K <= kFullCheckMacs;
-    std::vector<std::pair<int, int>> where;
-    std::vector<double> expected;
-    double max_abs_sum = 0;
-    if (full) {
-        Reference ref = matmul_cpu(host_a, host_b, m, n, k);
-        expected = std::move(ref.c);
-        max_abs_sum = ref.max_abs_sum;
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < n; ++j) where.push_back({i, j});
-    } else {
-        where = sample_positions(m, n, 256, 53);
-        for (const auto& [i, j] : where) {
-            const RefEntry e = reference_entry(host_a, host_b, n, k, i, j);
-            expected.push_back(e.value);
-            max_abs_sum = std::max(max_abs_sum, e.abs_sum);
-        }
-    }
+    Problem p(static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), 51);
     std::printf("Checking %zu outputs (%s) against a CPU double reference;\n"
                 "error bound %.3g = (K + 2) * 2^-24 * max_ij sum_k |a_ik * b_kj|.\n\n",
-                where.size(), full ? "all of them" : "corners, edges and random points: the full CPU product is too slow",
-                matmul_tolerance(k, max_abs_sum).abs_tol);
+                p.where.size(), p.full ? "all of them" : "corners, edges and random points: the full CPU product is too slow",
+                p.tolerance().abs_tol);
 
-    course::DeviceBuffer<float> a(host_a), b(host_b), c(static_cast<std::size_t>(M) * N);
     bool all_ok = true;
-    // Poison C, run once, compare the chosen positions; returns "ok" or "FAIL" (and says why).
-    auto verify = [&](const std::string& name, auto&& launch, course::Tolerance tol) {
-        c.poison();
-        launch();
-        const std::vector<float> out = c.to_host();
-        std::vector<float> got;
-        got.reserve(where.size());
-        for (const auto& [i, j] : where) got.push_back(out[static_cast<std::size_t>(i) * n + j]);
-        const course::VerifyResult r = course::compare_close(got, expected, 1, tol);
-        if (!r.ok()) {
-            const auto [i, j] = where[r.first ? r.first->index : 0];
-            std::printf("%s: %s (first bad element is C[%d][%d])\n", name.c_str(), r.summary().c_str(), i, j);
-        }
-        all_ok &= r.ok();
-        return std::string(r.ok() ? "ok" : "FAIL");
-    };
-
-    const double flops = 2.0 * M * N * K;
+    const course::SmClock clock;
     course::ResultsTable table(std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K) +
                                    " (M x N x K) fp32 matmul, median of " + std::to_string(timing.repeats),
                                "TFLOP/s");
-    auto record = [&](const std::string& name, auto&& launch, const std::string& check, bool ceiling) {
+    // Check, time, then read the SM clock while the same launch runs back to back.
+    struct Measured {
+        double ms, tflops, clock_mhz;
+    };
+    auto measure = [&](const std::string& name, auto&& launch, course::Tolerance tol, bool ceiling) {
+        const std::string check = p.verify(name, launch, tol);
+        all_ok &= check == "ok";
         const course::Timing t = course::time_gpu(launch, timing.warmup, timing.repeats);
-        table.add(name, t.median_ms, course::tflop_per_s(flops, t.median_ms), check, ceiling);
-        return t.median_ms;
+        const double tflops = course::tflop_per_s(p.flops(), t.median_ms);
+        table.add(name, t.median_ms, tflops, check, ceiling);
+        return Measured{t.median_ms, tflops, course::median_sm_clock_during(clock, launch, t.median_ms)};
     };
 
     const CublasHandle cublas;  // default math: true fp32, no tensor cores
-    auto run_cublas = [&] { launch_cublas(cublas, a.data(), b.data(), c.data(), m, n, k); };
-    const double cublas_ms =
-        record("cuBLAS SGEMM (fp32)", run_cublas, verify("cuBLAS SGEMM", run_cublas, matmul_tolerance(k, max_abs_sum)), true);
+    auto run_cublas = [&] { launch_cublas(cublas, p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); };
+    const Measured cublas_run = measure("cuBLAS SGEMM (fp32)", run_cublas, p.tolerance(), true);
 
-    std::vector<double> ms(chosen.size());
-    for (std::size_t v = 0; v < chosen.size(); ++v) {
-        auto run = [&] { chosen[v]->launch(a.data(), b.data(), c.data(), m, n, k); };
-        ms[v] = record(chosen[v]->name, run, verify(chosen[v]->name, run, matmul_tolerance(k, max_abs_sum)), false);
+    std::vector<Measured> runs;
+    for (const Variant* v : chosen) {
+        auto run = [&] { v->launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); };
+        runs.push_back(measure(v->name, run, p.tolerance(), false));
     }
 
     if (tf32) {
         const CublasHandle cublas_tf32(CUBLAS_TF32_TENSOR_OP_MATH);
-        auto run = [&] { launch_cublas(cublas_tf32, a.data(), b.data(), c.data(), m, n, k); };
-        const course::Tolerance tol = matmul_tolerance(k, max_abs_sum, std::ldexp(1.0, -9));
-        record("cuBLAS TF32 (other precision, not comparable)", run, verify("cuBLAS TF32", run, tol), false);
+        auto run = [&] { launch_cublas(cublas_tf32, p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); };
+        measure("cuBLAS TF32 (other precision, not comparable)", run, p.tolerance(std::ldexp(1.0, -9)), false);
     }
     table.print();
     if (!timing.csv.empty()) table.append_csv(timing.csv, "05_tiled_matmul", gpu.short_description());
@@ -483,16 +819,54 @@ int lesson(int argc, char** argv) {
     for (std::size_t v = 0; v < chosen.size(); ++v) {
         const double bytes = traffic_model_bytes(M, N, K, chosen[v]->tile_rows, chosen[v]->tile_cols);
         std::printf("  %-34s %16.1f %11.1fx", chosen[v]->name, bytes / 1e9, naive_bytes / bytes);
-        if (have_naive) std::printf(" %17.2fx\n", ms[0] / ms[v]);
+        if (have_naive) std::printf(" %17.2fx\n", runs[0].ms / runs[v].ms);
         else std::printf(" %18s\n", "-");
     }
     std::printf("  The model counts every load as a DRAM read. In reality L1 and L2 serve most of the naive kernel's\n"
                 "  re-reads; the tiled kernels wait less on global loads, more on shared memory (two reads per FMA).\n"
-                "  Register tiles cut the loads per FMA and close most of the gap to cuBLAS.\n\n");
+                "  Register tiles cut the loads per FMA and close most of the gap to cuBLAS.\n");
 
-    const std::size_t fastest = std::min_element(ms.begin(), ms.end()) - ms.begin();
-    std::printf("Fastest lesson kernel: %s, %.1f%% of cuBLAS SGEMM.\n", chosen[fastest]->name, 100.0 * cublas_ms / ms[fastest]);
-    std::printf("%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
+    // cuBLAS is the ceiling of this lesson, not of the GPU: the FP32 peak is.
+    std::printf("\n== against the FP32 peak ==\n");
+    const int lanes = fp32_lanes_per_sm(gpu.cc_major, gpu.cc_minor);
+    double clock_mhz = cublas_run.clock_mhz;
+    if (clock_mhz > 0) {
+        std::printf("  SM clock %.0f MHz: NVML's SM clock, median of its readings while cuBLAS SGEMM ran back to back\n"
+                    "  for 60 ms right after its timing (each kernel's own reading is in the last column).\n",
+                    clock_mhz);
+    } else {
+        int khz = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+        clock_mhz = khz / 1000.0;
+        std::printf("  SM clock %.0f MHz: the maximum the driver reports (%s), so the peak is an upper bound.\n",
+                    clock_mhz, clock.why_not().c_str());
+    }
+    double peak = 0;
+    if (lanes > 0) {
+        peak = fp32_peak_tflops(gpu.sm_count, lanes, clock_mhz);
+        std::printf("  FP32 peak = %d SMs x %d FP32 lanes per SM (sm_%d%d) x 2 FLOP per FMA x %.0f MHz = %.1f TFLOP/s\n",
+                    gpu.sm_count, lanes, gpu.cc_major, gpu.cc_minor, clock_mhz, peak);
+    } else {
+        std::printf("  FP32 peak unknown: this program has no FP32 lane count for sm_%d%d.\n", gpu.cc_major, gpu.cc_minor);
+    }
+    std::printf("  %-34s %10s %12s %11s %15s\n", "kernel", "TFLOP/s", "% of cuBLAS", "% of peak", "SM clock (MHz)");
+    auto peak_row = [&](const char* name, const Measured& r) {
+        std::printf("  %-34s %10.1f %11.1f%%", name, r.tflops, 100.0 * r.tflops / cublas_run.tflops);
+        if (peak > 0) std::printf(" %10.1f%%", 100.0 * r.tflops / peak);
+        else std::printf(" %11s", "-");
+        if (r.clock_mhz > 0) std::printf(" %15.0f\n", r.clock_mhz);
+        else std::printf(" %15s\n", "-");
+    };
+    peak_row("cuBLAS SGEMM (fp32)", cublas_run);
+    for (std::size_t v = 0; v < chosen.size(); ++v) peak_row(chosen[v]->name, runs[v]);
+
+    std::size_t fastest = 0;
+    for (std::size_t v = 1; v < runs.size(); ++v)
+        if (runs[v].ms < runs[fastest].ms) fastest = v;
+    std::printf("\nFastest lesson kernel: %s, %.1f%% of cuBLAS SGEMM", chosen[fastest]->name,
+                100.0 * cublas_run.ms / runs[fastest].ms);
+    if (peak > 0) std::printf(", %.1f%% of the FP32 peak", 100.0 * runs[fastest].tflops / peak);
+    std::printf(".\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
     return all_ok ? course::kExitOk : course::kExitFailed;
 }
 
