@@ -24,6 +24,7 @@
 #include "sm_clock.cuh"
 
 #include <cublas_v2.h>
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <cmath>
@@ -244,13 +245,11 @@ struct TileShape {
     static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4s of A each thread loads per slab
     static constexpr int kBLoads = BK * BN / 4 / kThreads;  // float4s of B
     static constexpr int kAPad = 4;  // as in matmul_register_tiled: conflict-free transposing stores
-    static constexpr int kSharedBytes = 2 * BK * (BM + kAPad + BN) * 4;  // two buffers of each slab
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles must nest");
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "operands move as float4s");
     static_assert(kLaneRows * kLaneCols == 32, "a warp's 32 lanes must cover its WM x WN area exactly");
     static_assert(kALoads >= 1 && kALoads * 4 * kThreads == BM * BK, "the A slab splits evenly into float4s");
     static_assert(kBLoads >= 1 && kBLoads * 4 * kThreads == BK * BN, "the B slab splits evenly into float4s");
-    static_assert(kSharedBytes <= 48 * 1024, "static shared memory is limited to 48 KiB per block");
 };
 
 /// Where a thread's outputs live inside the BM x BN block: row of its output m (0 <= m < TM) and
@@ -280,6 +279,53 @@ __host__ __device__ inline TileIndex block_tile(int b, int tiles_m, int tiles_n,
     return {first_row + in_group % rows, in_group / rows};
 }
 
+/// One slab of the product, from shared memory into this thread's TM x TN accumulators.
+/// As is the slab of A transposed (BK rows of BM + kAPad floats), Bs the slab of B (BK rows of
+/// BN floats); a_row, b_col: this thread's first row and column (warp_tile_row/col(tid, 0)).
+/// For each k: TM/4 + TN/4 float4 loads from shared memory, then TM x TN FMAs.
+template <class S>
+__device__ __forceinline__ void multiply_slab(const float* __restrict__ As, const float* __restrict__ Bs, int a_row,
+                                              int b_col, float (&acc)[S::kTM][S::kTN]) {
+#pragma unroll
+    for (int k = 0; k < S::kBK; ++k) {
+        float a[S::kTM], b[S::kTN];
+#pragma unroll
+        for (int i = 0; i < S::kTM / 4; ++i) {
+            const float4 v = *reinterpret_cast<const float4*>(As + k * (S::kBM + S::kAPad) + a_row + i * 4 * S::kLaneRows);
+            a[4 * i] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int j = 0; j < S::kTN / 4; ++j) {
+            const float4 v = *reinterpret_cast<const float4*>(Bs + k * S::kBN + b_col + j * 4 * S::kLaneCols);
+            b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
+        }
+#pragma unroll
+        for (int m = 0; m < S::kTM; ++m)
+#pragma unroll
+            for (int n = 0; n < S::kTN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
+    }
+}
+
+/// This thread's TM x TN results to C, as float4 stores (clipped at the edges unless kFullTiles).
+template <class S, bool kFullTiles>
+__device__ __forceinline__ void store_tile(float* __restrict__ C, int M, int N, int row0, int col0, int tid,
+                                           const float (&acc)[S::kTM][S::kTN]) {
+    const bool c_vec = N % 4 == 0 && aligned16(C);
+#pragma unroll
+    for (int m = 0; m < S::kTM; ++m) {
+        const int row = row0 + warp_tile_row<S>(tid, m);
+#pragma unroll
+        for (int j = 0; j < S::kTN / 4; ++j) {
+            const int col = col0 + warp_tile_col<S>(tid, 4 * j);
+            const float4 v = make_float4(acc[m][4 * j], acc[m][4 * j + 1], acc[m][4 * j + 2], acc[m][4 * j + 3]);
+            if constexpr (kFullTiles)
+                *reinterpret_cast<float4*>(C + static_cast<long long>(row) * N + col) = v;
+            else
+                store4(C, M, N, row, col, v, c_vec);
+        }
+    }
+}
+
 /// The warp-tiled kernel. Same plan as matmul_register_tiled (A transposed in shared memory,
 /// float4 operands, two shared buffers filled from registers while the other is read, one
 /// barrier per slab), with the sizes of S and the thread layout of warp_tile_row/col.
@@ -289,14 +335,15 @@ template <class S, bool kFullTiles>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     matmul_warp_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
                       int K) {
-    constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK, TM = S::kTM, TN = S::kTN;
+    constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK;
+    static_assert(2 * BK * (BM + S::kAPad + BN) * sizeof(float) <= 48 * 1024, "static shared memory: 48 KiB at most");
     __shared__ __align__(16) float As[2][BK][BM + S::kAPad];
     __shared__ __align__(16) float Bs[2][BK][BN];
 
     const int tid = threadIdx.x;
     const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
     const int row0 = tile.row * BM, col0 = tile.col * BN;
-    const bool a_vec = K % 4 == 0 && aligned16(A), b_vec = N % 4 == 0 && aligned16(B), c_vec = N % 4 == 0 && aligned16(C);
+    const bool a_vec = K % 4 == 0 && aligned16(A), b_vec = N % 4 == 0 && aligned16(B);
 
     // Load number l of this thread covers A[row0 + am][k0 + ak..+3] and B[k0 + bk][col0 + bn..+3].
     auto a_pos = [&](int l, int& am, int& ak) {
@@ -346,10 +393,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
         }
     };
 
-    // This thread's first row and column inside the block; its sub-tiles are 4*kLaneRows rows
-    // and 4*kLaneCols columns apart.
     const int a_row = warp_tile_row<S>(tid, 0), b_col = warp_tile_col<S>(tid, 0);
-    float acc[TM][TN] = {};
+    float acc[S::kTM][S::kTN] = {};
     const int steps = (K + BK - 1) / BK;
     fetch(0);
     stash(0);
@@ -358,41 +403,83 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
         const int buf = t & 1;
         const bool more = t + 1 < steps;
         if (more) fetch((t + 1) * BK);  // in flight while we compute below
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            float a[TM], b[TN];
-#pragma unroll
-            for (int i = 0; i < TM / 4; ++i) {
-                const float4 v = *reinterpret_cast<const float4*>(&As[buf][k][a_row + i * 4 * S::kLaneRows]);
-                a[4 * i] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
-            }
-#pragma unroll
-            for (int j = 0; j < TN / 4; ++j) {
-                const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][b_col + j * 4 * S::kLaneCols]);
-                b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
-            }
-#pragma unroll
-            for (int m = 0; m < TM; ++m)
-#pragma unroll
-                for (int n = 0; n < TN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
-        }
+        multiply_slab<S>(&As[buf][0][0], &Bs[buf][0][0], a_row, b_col, acc);
         if (more) stash(buf ^ 1);
         __syncthreads();
     }
+    store_tile<S, kFullTiles>(C, M, N, row0, col0, tid, acc);
+}
 
+/// Asynchronous copies (cp.async, sm_80 and later), through CUDA's pipeline primitives: the copy
+/// goes from global to shared memory without passing through registers, and the thread only
+/// waits for it when it calls __pipeline_wait_prior. Outside the matrix (inside = false) we read
+/// nothing and zero-fill instead (the last argument: how many of the bytes are zeros; the source
+/// is then the matrix's first element, never read).
+__device__ __forceinline__ void copy_float_async(float* shared, const float* matrix, long long offset, bool inside) {
+    __pipeline_memcpy_async(shared, matrix + (inside ? offset : 0), sizeof(float), inside ? 0 : sizeof(float));
+}
+
+/// The pipelined kernel: matmul_warp_tiled with its register staging replaced by cp.async into
+/// kStages shared buffers. Slab t + kStages - 1 is on its way while slab t is multiplied, and no
+/// register waits for global memory. A is still stored transposed: it is copied one float at a
+/// time, each to its transposed place (lanes take consecutive k of 4 rows: coalesced 32-byte
+/// sectors in global memory, 32 different banks in shared memory); B moves as float4s.
+/// One barrier per slab: after it, every thread's copies of slab t have landed, and every
+/// thread is done with slab t - 1, whose buffer the next copies overwrite.
+template <class S, int kStages, bool kFullTiles>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
+    matmul_pipelined(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                     int K) {
+    constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK;
+    constexpr int kAStage = BK * (BM + S::kAPad), kBStage = BK * BN;  // floats per buffer
+    extern __shared__ float4 shared_memory[];  // kStages buffers of A, then kStages of B
+    float* const As = reinterpret_cast<float*>(shared_memory);
+    float* const Bs = As + kStages * kAStage;
+
+    const int tid = threadIdx.x;
+    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
+    const int row0 = tile.row * BM, col0 = tile.col * BN;
+    const bool b_vec = N % 4 == 0 && aligned16(B);
+    const int steps = (K + BK - 1) / BK;
+
+    auto copy_slab = [&](int t) {  // start the copies of slab t into buffer t % kStages
+        if (t < steps) {
+            const int k0 = t * BK;
+            float* const as = As + (t % kStages) * kAStage;
+            float* const bs = Bs + (t % kStages) * kBStage;
 #pragma unroll
-    for (int m = 0; m < TM; ++m) {
-        const int row = row0 + warp_tile_row<S>(tid, m);
+            for (int l = 0; l < BM * BK / S::kThreads; ++l) {
+                const int i = tid + l * S::kThreads, m = i / BK, k = i % BK;
+                const bool inside = kFullTiles || (row0 + m < M && k0 + k < K);
+                copy_float_async(as + k * (BM + S::kAPad) + m, A, static_cast<long long>(row0 + m) * K + k0 + k, inside);
+            }
 #pragma unroll
-        for (int j = 0; j < TN / 4; ++j) {
-            const int col = col0 + warp_tile_col<S>(tid, 4 * j);
-            const float4 v = make_float4(acc[m][4 * j], acc[m][4 * j + 1], acc[m][4 * j + 2], acc[m][4 * j + 3]);
-            if constexpr (kFullTiles)
-                *reinterpret_cast<float4*>(C + static_cast<long long>(row) * N + col) = v;
-            else
-                store4(C, M, N, row, col, v, c_vec);
+            for (int l = 0; l < S::kBLoads; ++l) {
+                const int i = tid + l * S::kThreads, k = i / (BN / 4), n = i % (BN / 4) * 4;
+                const long long src = static_cast<long long>(k0 + k) * N + col0 + n;
+                float* dst = bs + k * BN + n;
+                if (kFullTiles || (b_vec && k0 + k < K && col0 + n + 3 < N)) {
+                    __pipeline_memcpy_async(dst, B + src, 4 * sizeof(float));
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) copy_float_async(dst + e, B, src + e, k0 + k < K && col0 + n + e < N);
+                }
+            }
         }
+        __pipeline_commit();  // an empty group past the last slab keeps the counting below uniform
+    };
+
+    const int a_row = warp_tile_row<S>(tid, 0), b_col = warp_tile_col<S>(tid, 0);
+    float acc[S::kTM][S::kTN] = {};
+#pragma unroll
+    for (int t = 0; t < kStages - 1; ++t) copy_slab(t);
+    for (int t = 0; t < steps; ++t) {
+        __pipeline_wait_prior(kStages - 2);  // this thread's copies of slab t are done...
+        __syncthreads();                     // ...and everybody's; slab t - 1 is no longer read
+        copy_slab(t + kStages - 1);
+        multiply_slab<S>(As + (t % kStages) * kAStage, Bs + (t % kStages) * kBStage, a_row, b_col, acc);
     }
+    store_tile<S, kFullTiles>(C, M, N, row0, col0, tid, acc);
 }
 
 // ---------------------------------------------------------------- launchers
@@ -439,6 +526,29 @@ void launch_warp_tiled(const float* A, const float* B, float* C, int M, int N, i
     CUDA_CHECK_LAUNCH();
 }
 
+/// Shared memory of matmul_pipelined: kStages buffers of each slab. Above 48 KiB a kernel must
+/// ask for it (cudaFuncSetAttribute) before its first launch.
+template <class S, int kStages>
+constexpr int pipelined_shared_bytes() {
+    return kStages * S::kBK * (S::kBM + S::kAPad + S::kBN) * static_cast<int>(sizeof(float));
+}
+template <class S, int kStages>
+void launch_pipelined(const float* A, const float* B, float* C, int M, int N, int K) {
+    constexpr int bytes = pipelined_shared_bytes<S, kStages>();
+    static const bool configured = [] {  // once per kernel
+        CUDA_CHECK(cudaFuncSetAttribute(matmul_pipelined<S, kStages, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        CUDA_CHECK(cudaFuncSetAttribute(matmul_pipelined<S, kStages, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        return true;
+    }();
+    (void)configured;
+    const unsigned blocks = course::ceil_div(M, S::kBM) * course::ceil_div(N, S::kBN);
+    if (fits_full_tiles<S>(A, B, C, M, N, K))
+        matmul_pipelined<S, kStages, true><<<blocks, S::kThreads, bytes>>>(A, B, C, M, N, K);
+    else
+        matmul_pipelined<S, kStages, false><<<blocks, S::kThreads, bytes>>>(A, B, C, M, N, K);
+    CUDA_CHECK_LAUNCH();
+}
+
 // The going-further steps (candidates while tuning).
 using WarpTiled = TileShape<128, 128, 8, 32, 64, 8, 8, 2>;
 using WarpTiledTall = TileShape<128, 128, 8, 64, 32, 8, 8, 2>;
@@ -450,6 +560,8 @@ using Wide16x8G = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 8>;
 using WarpTiledG = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 8>;
 using Quad16x8 = TileShape<128, 128, 8, 64, 64, 16, 8, 2>;
 using Wide8x16 = TileShape<128, 256, 8, 64, 64, 8, 16, 1>;
+using Tall16x8 = TileShape<256, 128, 8, 64, 64, 16, 8, 1>;
+using Wide16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1>;
 
 struct Variant {
     const char* name;
@@ -474,6 +586,14 @@ const Variant kVariants[] = {
     {"warp_tiled 128x128x8 8x8 group8", launch_warp_tiled<WarpTiledG>, 128, 128},
     {"warp_tiled 128x128x8 16x8 128thr", launch_warp_tiled<Quad16x8>, 128, 128},
     {"warp_tiled 128x256x8 8x16", launch_warp_tiled<Wide8x16>, 128, 256},
+    {"pipelined 128x256x8 16x8 2 stages", launch_pipelined<Wide16x8, 2>, 128, 256},
+    {"pipelined 128x256x8 16x8 3 stages", launch_pipelined<Wide16x8, 3>, 128, 256},
+    {"pipelined 128x256x8 16x8 4 stages", launch_pipelined<Wide16x8, 4>, 128, 256},
+    {"pipelined 256x128x8 16x8 3 stages", launch_pipelined<Tall16x8, 3>, 256, 128},
+    {"pipelined 128x128x8 8x8 3 stages", launch_pipelined<WarpTiled, 3>, 128, 128},
+    {"pipelined 128x128x8 16x8 128thr 3 stages", launch_pipelined<Quad16x8, 3>, 128, 128},
+    {"pipelined 128x256x16 16x8 3 stages", launch_pipelined<Wide16x8K16, 3>, 128, 256},
+    {"pipelined 128x256x8 16x8 3 stages group8", launch_pipelined<Wide16x8G, 3>, 128, 256},
 };
 
 // ---------------------------------------------------------------- cuBLAS, the ceiling
