@@ -94,7 +94,7 @@ void check_tile_layout() {
 }  // namespace
 
 // The going-further tile shapes, each checked by check_tile_layout and the fast/edge test below.
-#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTiled) X(WarpTiledTall) X(WarpTiledK16) X(Wide16x8) X(Tall8x16) X(Quad8x16) X(Wide16x8G) X(WarpTiledG) X(Quad16x8) X(Wide8x16) X(Tall16x8) X(Wide16x8K16)
+#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTiled) X(WarpTiledTall) X(WarpTiledK16) X(Wide16x8) X(Tall8x16) X(Quad8x16) X(Wide16x8G) X(WarpTiledG) X(Quad16x8) X(Wide8x16) X(Tall16x8) X(Wide16x8K16) X(Quad16x8K16) X(Tall16x8K16)
 
 
 // ---------------------------------------------------------------- host

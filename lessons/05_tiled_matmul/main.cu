@@ -482,6 +482,109 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     store_tile<S, kFullTiles>(C, M, N, row0, col0, tid, acc);
 }
 
+/// matmul_pipelined, second version: the copy addresses are computed once and advanced by one
+/// slab per step (no index arithmetic per copy), the buffer index rotates (no modulo), and the
+/// register fragments are double-buffered across the whole slab: while the FMAs of step k run,
+/// the fragments of step k + 1 are on their way, and the last step of a slab waits at the barrier
+/// and then loads the first fragments of the next slab before its FMAs. Like cuBLAS's kernel.
+template <class S, int kStages, bool kFullTiles>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
+    matmul_pipelined2(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                      int K) {
+    constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK, TM = S::kTM, TN = S::kTN, T = S::kThreads;
+    constexpr int kAStage = BK * (BM + S::kAPad), kBStage = BK * BN;  // floats per buffer
+    constexpr int kACopies = BM * BK / T, kARowStep = T / BK;          // one float per copy
+    constexpr int kBCopies = S::kBLoads, kBRowStep = T / (BN / 4);     // one float4 per copy
+    static_assert(T % BK == 0 && T % (BN / 4) == 0 && BK % 2 == 0, "copy layout");
+    extern __shared__ float4 shared_memory[];
+    float* const As = reinterpret_cast<float*>(shared_memory);
+    float* const Bs = As + kStages * kAStage;
+
+    const int tid = threadIdx.x;
+    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
+    const int row0 = tile.row * BM, col0 = tile.col * BN;
+    const bool b_vec = N % 4 == 0 && aligned16(B);
+    const int steps = (K + BK - 1) / BK;
+
+    // Copy l of A: A[row0 + am + l * kARowStep][k0 + ak] -> As[ak][am + l * kARowStep];
+    // copy l of B: B[k0 + bk + l * kBRowStep][col0 + bn..+3] -> Bs[bk + l * kBRowStep][bn..+3].
+    const int am = tid / BK, ak = tid % BK, bk = tid / (BN / 4), bn = tid % (BN / 4) * 4;
+    const float* a_src = A + static_cast<long long>(row0 + am) * K + ak;  // advanced BK columns per slab
+    const float* b_src = B + static_cast<long long>(bk) * N + col0 + bn;  // advanced BK rows per slab
+    int k0 = 0, write_stage = 0;
+    auto copy_next_slab = [&] {
+        if (k0 < K) {
+            float* const as = As + write_stage * kAStage + ak * (BM + S::kAPad) + am;
+            float* const bs = Bs + write_stage * kBStage + bk * BN + bn;
+#pragma unroll
+            for (int l = 0; l < kACopies; ++l) {
+                const bool inside = kFullTiles || (row0 + am + l * kARowStep < M && k0 + ak < K);
+                copy_float_async(as + l * kARowStep, a_src, static_cast<long long>(l) * kARowStep * K, inside);
+            }
+#pragma unroll
+            for (int l = 0; l < kBCopies; ++l) {
+                const float* src = b_src + static_cast<long long>(l) * kBRowStep * N;
+                float* dst = bs + l * kBRowStep * BN;
+                const int k = k0 + bk + l * kBRowStep;
+                if (kFullTiles || (b_vec && k < K && col0 + bn + 3 < N)) {
+                    __pipeline_memcpy_async(dst, src, 4 * sizeof(float));
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) copy_float_async(dst + e, src, e, k < K && col0 + bn + e < N);
+                }
+            }
+        }
+        __pipeline_commit();  // an empty group past the last slab keeps the counting uniform
+        k0 += BK, a_src += BK, b_src += static_cast<long long>(BK) * N;
+        write_stage = write_stage + 1 == kStages ? 0 : write_stage + 1;
+    };
+
+    const int a_row = warp_tile_row<S>(tid, 0), b_col = warp_tile_col<S>(tid, 0);
+    float a[2][TM], b[2][TN];
+    auto load_fragments = [&](const float* as, const float* bs, int k, float(&fa)[TM], float(&fb)[TN]) {
+#pragma unroll
+        for (int i = 0; i < TM / 4; ++i) {
+            const float4 v = *reinterpret_cast<const float4*>(as + k * (BM + S::kAPad) + a_row + i * 4 * S::kLaneRows);
+            fa[4 * i] = v.x, fa[4 * i + 1] = v.y, fa[4 * i + 2] = v.z, fa[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+            const float4 v = *reinterpret_cast<const float4*>(bs + k * BN + b_col + j * 4 * S::kLaneCols);
+            fb[4 * j] = v.x, fb[4 * j + 1] = v.y, fb[4 * j + 2] = v.z, fb[4 * j + 3] = v.w;
+        }
+    };
+
+    float acc[TM][TN] = {};
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) copy_next_slab();
+    __pipeline_wait_prior(kStages - 2);
+    __syncthreads();
+    int read_stage = 0;
+    load_fragments(As, Bs, 0, a[0], b[0]);
+    for (int t = 0; t < steps; ++t) {
+        copy_next_slab();  // into the buffer of slab t - 1, which everybody has finished reading
+        const float* as = As + read_stage * kAStage;
+        const float* bs = Bs + read_stage * kBStage;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k + 1 < BK) {
+                load_fragments(as, bs, k + 1, a[(k + 1) % 2], b[(k + 1) % 2]);
+            } else {  // the first fragments of the next slab, once it has landed
+                __pipeline_wait_prior(kStages - 2);
+                __syncthreads();
+                read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
+                if (t + 1 < steps)
+                    load_fragments(As + read_stage * kAStage, Bs + read_stage * kBStage, 0, a[0], b[0]);
+            }
+#pragma unroll
+            for (int m = 0; m < TM; ++m)
+#pragma unroll
+                for (int n = 0; n < TN; ++n) acc[m][n] = fmaf(a[k % 2][m], b[k % 2][n], acc[m][n]);
+        }
+    }
+    store_tile<S, kFullTiles>(C, M, N, row0, col0, tid, acc);
+}
+
 // ---------------------------------------------------------------- launchers
 // The check (check.cu) calls these same functions, so it tests exactly what runs here.
 
@@ -532,20 +635,22 @@ template <class S, int kStages>
 constexpr int pipelined_shared_bytes() {
     return kStages * S::kBK * (S::kBM + S::kAPad + S::kBN) * static_cast<int>(sizeof(float));
 }
-template <class S, int kStages>
+template <class S, int kStages, int kVersion = 1>
 void launch_pipelined(const float* A, const float* B, float* C, int M, int N, int K) {
     constexpr int bytes = pipelined_shared_bytes<S, kStages>();
-    static const bool configured = [] {  // once per kernel
-        CUDA_CHECK(cudaFuncSetAttribute(matmul_pipelined<S, kStages, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        CUDA_CHECK(cudaFuncSetAttribute(matmul_pipelined<S, kStages, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    auto fast = kVersion == 1 ? matmul_pipelined<S, kStages, true> : matmul_pipelined2<S, kStages, true>;
+    auto edge = kVersion == 1 ? matmul_pipelined<S, kStages, false> : matmul_pipelined2<S, kStages, false>;
+    static const bool configured = [&] {  // once per kernel
+        CUDA_CHECK(cudaFuncSetAttribute(fast, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        CUDA_CHECK(cudaFuncSetAttribute(edge, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         return true;
     }();
     (void)configured;
     const unsigned blocks = course::ceil_div(M, S::kBM) * course::ceil_div(N, S::kBN);
     if (fits_full_tiles<S>(A, B, C, M, N, K))
-        matmul_pipelined<S, kStages, true><<<blocks, S::kThreads, bytes>>>(A, B, C, M, N, K);
+        fast<<<blocks, S::kThreads, bytes>>>(A, B, C, M, N, K);
     else
-        matmul_pipelined<S, kStages, false><<<blocks, S::kThreads, bytes>>>(A, B, C, M, N, K);
+        edge<<<blocks, S::kThreads, bytes>>>(A, B, C, M, N, K);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -562,6 +667,8 @@ using Quad16x8 = TileShape<128, 128, 8, 64, 64, 16, 8, 2>;
 using Wide8x16 = TileShape<128, 256, 8, 64, 64, 8, 16, 1>;
 using Tall16x8 = TileShape<256, 128, 8, 64, 64, 16, 8, 1>;
 using Wide16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1>;
+using Quad16x8K16 = TileShape<128, 128, 16, 64, 64, 16, 8, 2>;
+using Tall16x8K16 = TileShape<256, 128, 16, 64, 64, 16, 8, 1>;
 
 struct Variant {
     const char* name;
@@ -594,6 +701,16 @@ const Variant kVariants[] = {
     {"pipelined 128x128x8 16x8 128thr 3 stages", launch_pipelined<Quad16x8, 3>, 128, 128},
     {"pipelined 128x256x16 16x8 3 stages", launch_pipelined<Wide16x8K16, 3>, 128, 256},
     {"pipelined 128x256x8 16x8 3 stages group8", launch_pipelined<Wide16x8G, 3>, 128, 256},
+    {"pipelined2 128x256x8 16x8 2 stages", launch_pipelined<Wide16x8, 2, 2>, 128, 256},
+    {"pipelined2 128x256x8 16x8 3 stages", launch_pipelined<Wide16x8, 3, 2>, 128, 256},
+    {"pipelined2 128x256x8 16x8 4 stages", launch_pipelined<Wide16x8, 4, 2>, 128, 256},
+    {"pipelined2 128x256x16 16x8 3 stages", launch_pipelined<Wide16x8K16, 3, 2>, 128, 256},
+    {"pipelined2 128x128x8 16x8 128thr 3 stages", launch_pipelined<Quad16x8, 3, 2>, 128, 128},
+    {"pipelined2 128x128x8 16x8 128thr 4 stages", launch_pipelined<Quad16x8, 4, 2>, 128, 128},
+    {"pipelined2 128x128x16 16x8 128thr 3 stages", launch_pipelined<Quad16x8K16, 3, 2>, 128, 128},
+    {"pipelined2 256x128x8 16x8 3 stages", launch_pipelined<Tall16x8, 3, 2>, 256, 128},
+    {"pipelined2 256x128x16 16x8 3 stages", launch_pipelined<Tall16x8K16, 3, 2>, 256, 128},
+    {"pipelined2 128x128x8 8x8 3 stages", launch_pipelined<WarpTiled, 3, 2>, 128, 128},
 };
 
 // ---------------------------------------------------------------- cuBLAS, the ceiling
