@@ -225,21 +225,24 @@ __global__ void __launch_bounds__(kRegThreads, 2)
 }
 
 // ================================================================ going further: past the register tiles
-// The kernels below carry the register-tiled kernel the rest of the way to cuBLAS. Each step
-// changes one thing, and the README shows the measurement (ncu.sh) that explains why it helps.
-// They share one template; a TileShape names the step's sizes.
+// The kernels below take the register-tiled kernel the rest of the way to cuBLAS, one change per
+// step; the README shows, for each step, the profiler measurement (ncu.sh) that explains it.
+//   warp_tiled 128x128x8 8x8    the register-tiled kernel as a template over its sizes, each warp
+//                               owning one rectangle of C, plus a fast path for full tiles;
+//   warp_tiled 128x256x8 16x8   twice the outputs per thread: fewer shared loads per FMA;
+//   pipelined 128x256x8 16x8    cp.async copies 3 slabs deep, no registers waiting on global memory;
+//   pipelined 128x256x16 16x8   16-deep slabs: half the barriers and copy bookkeeping per FMA.
 
 /// The sizes of a warp-tiled kernel. A thread block computes a BM x BN block of C, walking K in
 /// slabs of BK; each warp owns a WM x WN part of that block and each thread TM x TN outputs of
 /// it, kept in registers as (TM/4) x (TN/4) sub-tiles of 4 x 4. Inside its WM x WN area a warp's
 /// 32 lanes form a kLaneRows x kLaneCols grid; a thread's sub-tiles sit one lane-grid apart
-/// (4 * kLaneRows rows, 4 * kLaneCols columns), so that for every shared load the lanes of a warp
-/// read a few neighbouring float4s. kGroupRows: how many block rows the grid walks column by
-/// column before it moves on (1 = plain row-major order; see block_tile()).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm, int GroupRows = 1>
+/// (4 * kLaneRows rows, 4 * kLaneCols columns), so that every shared load of a warp reads a few
+/// neighbouring float4s. MinBlocksPerSm goes to __launch_bounds__: it caps the registers.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm>
 struct TileShape {
     static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
-    static constexpr int kMinBlocks = MinBlocksPerSm, kGroupRows = GroupRows;
+    static constexpr int kMinBlocks = MinBlocksPerSm;
     static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = 32 * kWarps;
     static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;
     static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4s of A each thread loads per slab
@@ -253,7 +256,7 @@ struct TileShape {
 };
 
 /// Where a thread's outputs live inside the BM x BN block: row of its output m (0 <= m < TM) and
-/// column of its output n (0 <= n < TN). The kernel and the host checks use the same functions.
+/// column of its output n (0 <= n < TN). The kernels and the host checks use the same functions.
 template <class S>
 __host__ __device__ constexpr int warp_tile_row(int tid, int m) {
     const int warp = tid / 32, lane = tid % 32;
@@ -265,45 +268,32 @@ __host__ __device__ constexpr int warp_tile_col(int tid, int n) {
     return (warp % (S::kBN / S::kWN)) * S::kWN + (n / 4) * (4 * S::kLaneCols) + (lane % S::kLaneCols) * 4 + n % 4;
 }
 
-/// Which block of C the b-th thread block computes, for a grid of tiles_m x tiles_n blocks. The
-/// blocks that run at the same time then share rows of A and columns of B in L2: the grid walks
-/// `group_rows` block rows column by column, then the next group (group_rows = 1: row by row).
-struct TileIndex {
-    int row, col;
-};
-__host__ __device__ inline TileIndex block_tile(int b, int tiles_m, int tiles_n, int group_rows) {
-    const int per_group = group_rows * tiles_n;
-    const int first_row = (b / per_group) * group_rows;
-    const int rows = tiles_m - first_row < group_rows ? tiles_m - first_row : group_rows;
-    const int in_group = b % per_group;
-    return {first_row + in_group % rows, in_group / rows};
+/// A thread's operands for step k of a slab: its TM values of A and TN values of B, as float4
+/// loads from shared memory. As holds the slab of A transposed (BK rows of BM + kAPad floats),
+/// Bs the slab of B (BK rows of BN floats); a_row, b_col = warp_tile_row/col(tid, 0).
+template <class S>
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, int k, int a_row, int b_col,
+                                               float (&a)[S::kTM], float (&b)[S::kTN]) {
+#pragma unroll
+    for (int i = 0; i < S::kTM / 4; ++i) {
+        const float4 v = *reinterpret_cast<const float4*>(As + k * (S::kBM + S::kAPad) + a_row + i * 4 * S::kLaneRows);
+        a[4 * i] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < S::kTN / 4; ++j) {
+        const float4 v = *reinterpret_cast<const float4*>(Bs + k * S::kBN + b_col + j * 4 * S::kLaneCols);
+        b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
+    }
 }
 
-/// One slab of the product, from shared memory into this thread's TM x TN accumulators.
-/// As is the slab of A transposed (BK rows of BM + kAPad floats), Bs the slab of B (BK rows of
-/// BN floats); a_row, b_col: this thread's first row and column (warp_tile_row/col(tid, 0)).
-/// For each k: TM/4 + TN/4 float4 loads from shared memory, then TM x TN FMAs.
+/// acc += a * b^T: the TM x TN FMAs of one step, all independent of each other.
 template <class S>
-__device__ __forceinline__ void multiply_slab(const float* __restrict__ As, const float* __restrict__ Bs, int a_row,
-                                              int b_col, float (&acc)[S::kTM][S::kTN]) {
+__device__ __forceinline__ void outer_product(const float (&a)[S::kTM], const float (&b)[S::kTN],
+                                              float (&acc)[S::kTM][S::kTN]) {
 #pragma unroll
-    for (int k = 0; k < S::kBK; ++k) {
-        float a[S::kTM], b[S::kTN];
+    for (int m = 0; m < S::kTM; ++m)
 #pragma unroll
-        for (int i = 0; i < S::kTM / 4; ++i) {
-            const float4 v = *reinterpret_cast<const float4*>(As + k * (S::kBM + S::kAPad) + a_row + i * 4 * S::kLaneRows);
-            a[4 * i] = v.x, a[4 * i + 1] = v.y, a[4 * i + 2] = v.z, a[4 * i + 3] = v.w;
-        }
-#pragma unroll
-        for (int j = 0; j < S::kTN / 4; ++j) {
-            const float4 v = *reinterpret_cast<const float4*>(Bs + k * S::kBN + b_col + j * 4 * S::kLaneCols);
-            b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
-        }
-#pragma unroll
-        for (int m = 0; m < S::kTM; ++m)
-#pragma unroll
-            for (int n = 0; n < S::kTN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
-    }
+        for (int n = 0; n < S::kTN; ++n) acc[m][n] = fmaf(a[m], b[n], acc[m][n]);
 }
 
 /// This thread's TM x TN results to C, as float4 stores (clipped at the edges unless kFullTiles).
@@ -341,25 +331,16 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     __shared__ __align__(16) float Bs[2][BK][BN];
 
     const int tid = threadIdx.x;
-    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
-    const int row0 = tile.row * BM, col0 = tile.col * BN;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     const bool a_vec = K % 4 == 0 && aligned16(A), b_vec = N % 4 == 0 && aligned16(B);
 
-    // Load number l of this thread covers A[row0 + am][k0 + ak..+3] and B[k0 + bk][col0 + bn..+3].
-    auto a_pos = [&](int l, int& am, int& ak) {
-        const int i = tid + l * S::kThreads;
-        am = i / (BK / 4), ak = i % (BK / 4) * 4;
-    };
-    auto b_pos = [&](int l, int& bk, int& bn) {
-        const int i = tid + l * S::kThreads;
-        bk = i / (BN / 4), bn = i % (BN / 4) * 4;
-    };
+    // Load l of this thread: A[row0 + am][k0 + ak..+3] and B[k0 + bk][col0 + bn..+3], with
+    // am, ak, bk, bn from the index i = tid + l * kThreads.
     float4 a_next[S::kALoads], b_next[S::kBLoads];
     auto fetch = [&](int k0) {  // global memory -> registers
 #pragma unroll
         for (int l = 0; l < S::kALoads; ++l) {
-            int am, ak;
-            a_pos(l, am, ak);
+            const int i = tid + l * S::kThreads, am = i / (BK / 4), ak = i % (BK / 4) * 4;
             if constexpr (kFullTiles)
                 a_next[l] = *reinterpret_cast<const float4*>(A + static_cast<long long>(row0 + am) * K + k0 + ak);
             else
@@ -367,8 +348,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
         }
 #pragma unroll
         for (int l = 0; l < S::kBLoads; ++l) {
-            int bk, bn;
-            b_pos(l, bk, bn);
+            const int i = tid + l * S::kThreads, bk = i / (BN / 4), bn = i % (BN / 4) * 4;
             if constexpr (kFullTiles)
                 b_next[l] = *reinterpret_cast<const float4*>(B + static_cast<long long>(k0 + bk) * N + col0 + bn);
             else
@@ -378,8 +358,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     auto stash = [&](int buf) {  // registers -> shared memory, A transposed
 #pragma unroll
         for (int l = 0; l < S::kALoads; ++l) {
-            int am, ak;
-            a_pos(l, am, ak);
+            const int i = tid + l * S::kThreads, am = i / (BK / 4), ak = i % (BK / 4) * 4;
             As[buf][ak + 0][am] = a_next[l].x;
             As[buf][ak + 1][am] = a_next[l].y;
             As[buf][ak + 2][am] = a_next[l].z;
@@ -387,14 +366,14 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
         }
 #pragma unroll
         for (int l = 0; l < S::kBLoads; ++l) {
-            int bk, bn;
-            b_pos(l, bk, bn);
+            const int i = tid + l * S::kThreads, bk = i / (BN / 4), bn = i % (BN / 4) * 4;
             *reinterpret_cast<float4*>(&Bs[buf][bk][bn]) = b_next[l];
         }
     };
 
     const int a_row = warp_tile_row<S>(tid, 0), b_col = warp_tile_col<S>(tid, 0);
     float acc[S::kTM][S::kTN] = {};
+    float a[S::kTM], b[S::kTN];
     const int steps = (K + BK - 1) / BK;
     fetch(0);
     stash(0);
@@ -403,114 +382,62 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
         const int buf = t & 1;
         const bool more = t + 1 < steps;
         if (more) fetch((t + 1) * BK);  // in flight while we compute below
-        multiply_slab<S>(&As[buf][0][0], &Bs[buf][0][0], a_row, b_col, acc);
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            load_fragments<S>(&As[buf][0][0], &Bs[buf][0][0], k, a_row, b_col, a, b);
+            outer_product<S>(a, b, acc);
+        }
         if (more) stash(buf ^ 1);
         __syncthreads();
     }
     store_tile<S, kFullTiles>(C, M, N, row0, col0, tid, acc);
 }
 
-/// Asynchronous copies (cp.async, sm_80 and later), through CUDA's pipeline primitives: the copy
-/// goes from global to shared memory without passing through registers, and the thread only
-/// waits for it when it calls __pipeline_wait_prior. Outside the matrix (inside = false) we read
-/// nothing and zero-fill instead (the last argument: how many of the bytes are zeros; the source
-/// is then the matrix's first element, never read).
+/// One float from global to shared memory, asynchronously (cp.async, sm_80 and later, through
+/// CUDA's pipeline primitives): the copy does not pass through a register, and the thread waits
+/// for it only at __pipeline_wait_prior. Outside the matrix (inside = false) nothing is read and
+/// the float is zero-filled (the last argument counts the zero bytes; the source is then the
+/// matrix's first element, never read).
 __device__ __forceinline__ void copy_float_async(float* shared, const float* matrix, long long offset, bool inside) {
     __pipeline_memcpy_async(shared, matrix + (inside ? offset : 0), sizeof(float), inside ? 0 : sizeof(float));
 }
 
-/// The pipelined kernel: matmul_warp_tiled with its register staging replaced by cp.async into
-/// kStages shared buffers. Slab t + kStages - 1 is on its way while slab t is multiplied, and no
-/// register waits for global memory. A is still stored transposed: it is copied one float at a
-/// time, each to its transposed place (lanes take consecutive k of 4 rows: coalesced 32-byte
-/// sectors in global memory, 32 different banks in shared memory); B moves as float4s.
-/// One barrier per slab: after it, every thread's copies of slab t have landed, and every
-/// thread is done with slab t - 1, whose buffer the next copies overwrite.
+/// The pipelined kernel: the warp-tiled kernel with its register staging replaced by
+/// asynchronous copies into kStages shared buffers, and with its operand registers doubled:
+///   * slab t + kStages - 1 is being copied while slab t is multiplied; no thread ever waits on
+///     a global load in a register (the warp-tiled kernel's compiler moved those loads late in
+///     the loop, where they did wait);
+///   * A still lands transposed: each float is copied to its transposed place. Lanes take
+///     consecutive k of 4 rows, so a warp reads whole 32-byte sectors and writes 32 banks;
+///   * while the FMAs of step k run, the operands of step k + 1 are loaded; the last step of a
+///     slab passes the barrier first and then loads the first operands of the next slab, so the
+///     warps reach the barrier with FMAs still to issue (cuBLAS's kernel does the same);
+///   * the copy addresses are computed once and advanced one slab per step.
+/// One barrier per slab: after it, every thread's copies of the next slab have landed, and no
+/// thread reads the current slab any more, whose buffer the next copies overwrite.
 template <class S, int kStages, bool kFullTiles>
 __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     matmul_pipelined(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
                      int K) {
-    constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK;
+    constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK, T = S::kThreads;
     constexpr int kAStage = BK * (BM + S::kAPad), kBStage = BK * BN;  // floats per buffer
+    constexpr int kACopies = BM * BK / T, kARowStep = T / BK;          // one float per copy
+    constexpr int kBCopies = S::kBLoads, kBRowStep = T / (BN / 4);     // one float4 per copy
+    static_assert(kStages >= 2 && T % BK == 0 && T % (BN / 4) == 0 && BK % 2 == 0, "copy layout");
     extern __shared__ float4 shared_memory[];  // kStages buffers of A, then kStages of B
     float* const As = reinterpret_cast<float*>(shared_memory);
     float* const Bs = As + kStages * kAStage;
 
     const int tid = threadIdx.x;
-    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
-    const int row0 = tile.row * BM, col0 = tile.col * BN;
-    const bool b_vec = N % 4 == 0 && aligned16(B);
-    const int steps = (K + BK - 1) / BK;
-
-    auto copy_slab = [&](int t) {  // start the copies of slab t into buffer t % kStages
-        if (t < steps) {
-            const int k0 = t * BK;
-            float* const as = As + (t % kStages) * kAStage;
-            float* const bs = Bs + (t % kStages) * kBStage;
-#pragma unroll
-            for (int l = 0; l < BM * BK / S::kThreads; ++l) {
-                const int i = tid + l * S::kThreads, m = i / BK, k = i % BK;
-                const bool inside = kFullTiles || (row0 + m < M && k0 + k < K);
-                copy_float_async(as + k * (BM + S::kAPad) + m, A, static_cast<long long>(row0 + m) * K + k0 + k, inside);
-            }
-#pragma unroll
-            for (int l = 0; l < S::kBLoads; ++l) {
-                const int i = tid + l * S::kThreads, k = i / (BN / 4), n = i % (BN / 4) * 4;
-                const long long src = static_cast<long long>(k0 + k) * N + col0 + n;
-                float* dst = bs + k * BN + n;
-                if (kFullTiles || (b_vec && k0 + k < K && col0 + n + 3 < N)) {
-                    __pipeline_memcpy_async(dst, B + src, 4 * sizeof(float));
-                } else {
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) copy_float_async(dst + e, B, src + e, k0 + k < K && col0 + n + e < N);
-                }
-            }
-        }
-        __pipeline_commit();  // an empty group past the last slab keeps the counting below uniform
-    };
-
-    const int a_row = warp_tile_row<S>(tid, 0), b_col = warp_tile_col<S>(tid, 0);
-    float acc[S::kTM][S::kTN] = {};
-#pragma unroll
-    for (int t = 0; t < kStages - 1; ++t) copy_slab(t);
-    for (int t = 0; t < steps; ++t) {
-        __pipeline_wait_prior(kStages - 2);  // this thread's copies of slab t are done...
-        __syncthreads();                     // ...and everybody's; slab t - 1 is no longer read
-        copy_slab(t + kStages - 1);
-        multiply_slab<S>(As + (t % kStages) * kAStage, Bs + (t % kStages) * kBStage, a_row, b_col, acc);
-    }
-    store_tile<S, kFullTiles>(C, M, N, row0, col0, tid, acc);
-}
-
-/// matmul_pipelined, second version: the copy addresses are computed once and advanced by one
-/// slab per step (no index arithmetic per copy), the buffer index rotates (no modulo), and the
-/// register fragments are double-buffered across the whole slab: while the FMAs of step k run,
-/// the fragments of step k + 1 are on their way, and the last step of a slab waits at the barrier
-/// and then loads the first fragments of the next slab before its FMAs. Like cuBLAS's kernel.
-template <class S, int kStages, bool kFullTiles>
-__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
-    matmul_pipelined2(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
-                      int K) {
-    constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK, TM = S::kTM, TN = S::kTN, T = S::kThreads;
-    constexpr int kAStage = BK * (BM + S::kAPad), kBStage = BK * BN;  // floats per buffer
-    constexpr int kACopies = BM * BK / T, kARowStep = T / BK;          // one float per copy
-    constexpr int kBCopies = S::kBLoads, kBRowStep = T / (BN / 4);     // one float4 per copy
-    static_assert(T % BK == 0 && T % (BN / 4) == 0 && BK % 2 == 0, "copy layout");
-    extern __shared__ float4 shared_memory[];
-    float* const As = reinterpret_cast<float*>(shared_memory);
-    float* const Bs = As + kStages * kAStage;
-
-    const int tid = threadIdx.x;
-    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
-    const int row0 = tile.row * BM, col0 = tile.col * BN;
+    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     const bool b_vec = N % 4 == 0 && aligned16(B);
     const int steps = (K + BK - 1) / BK;
 
     // Copy l of A: A[row0 + am + l * kARowStep][k0 + ak] -> As[ak][am + l * kARowStep];
     // copy l of B: B[k0 + bk + l * kBRowStep][col0 + bn..+3] -> Bs[bk + l * kBRowStep][bn..+3].
     const int am = tid / BK, ak = tid % BK, bk = tid / (BN / 4), bn = tid % (BN / 4) * 4;
-    const float* a_src = A + static_cast<long long>(row0 + am) * K + ak;  // advanced BK columns per slab
-    const float* b_src = B + static_cast<long long>(bk) * N + col0 + bn;  // advanced BK rows per slab
+    const float* a_src = A + static_cast<long long>(row0 + am) * K + ak;  // moves BK columns per slab
+    const float* b_src = B + static_cast<long long>(bk) * N + col0 + bn;  // moves BK rows per slab
     int k0 = 0, write_stage = 0;
     auto copy_next_slab = [&] {
         if (k0 < K) {
@@ -540,46 +467,30 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     };
 
     const int a_row = warp_tile_row<S>(tid, 0), b_col = warp_tile_col<S>(tid, 0);
-    float a[2][TM], b[2][TN];
-    auto load_fragments = [&](const float* as, const float* bs, int k, float(&fa)[TM], float(&fb)[TN]) {
-#pragma unroll
-        for (int i = 0; i < TM / 4; ++i) {
-            const float4 v = *reinterpret_cast<const float4*>(as + k * (BM + S::kAPad) + a_row + i * 4 * S::kLaneRows);
-            fa[4 * i] = v.x, fa[4 * i + 1] = v.y, fa[4 * i + 2] = v.z, fa[4 * i + 3] = v.w;
-        }
-#pragma unroll
-        for (int j = 0; j < TN / 4; ++j) {
-            const float4 v = *reinterpret_cast<const float4*>(bs + k * BN + b_col + j * 4 * S::kLaneCols);
-            fb[4 * j] = v.x, fb[4 * j + 1] = v.y, fb[4 * j + 2] = v.z, fb[4 * j + 3] = v.w;
-        }
-    };
-
-    float acc[TM][TN] = {};
+    float acc[S::kTM][S::kTN] = {};
+    float a[2][S::kTM], b[2][S::kTN];  // the operands of steps k (k % 2) and k + 1
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) copy_next_slab();
-    __pipeline_wait_prior(kStages - 2);
-    __syncthreads();
+    __pipeline_wait_prior(kStages - 2);  // slab 0 has landed, for this thread...
+    __syncthreads();                     // ...and for all
     int read_stage = 0;
-    load_fragments(As, Bs, 0, a[0], b[0]);
+    load_fragments<S>(As, Bs, 0, a_row, b_col, a[0], b[0]);
     for (int t = 0; t < steps; ++t) {
-        copy_next_slab();  // into the buffer of slab t - 1, which everybody has finished reading
+        copy_next_slab();  // slab t + kStages - 1, into the buffer of slab t - 1
         const float* as = As + read_stage * kAStage;
         const float* bs = Bs + read_stage * kBStage;
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
             if (k + 1 < BK) {
-                load_fragments(as, bs, k + 1, a[(k + 1) % 2], b[(k + 1) % 2]);
-            } else {  // the first fragments of the next slab, once it has landed
+                load_fragments<S>(as, bs, k + 1, a_row, b_col, a[(k + 1) % 2], b[(k + 1) % 2]);
+            } else {  // the next slab: wait until it has landed, then load its first operands
                 __pipeline_wait_prior(kStages - 2);
                 __syncthreads();
                 read_stage = read_stage + 1 == kStages ? 0 : read_stage + 1;
                 if (t + 1 < steps)
-                    load_fragments(As + read_stage * kAStage, Bs + read_stage * kBStage, 0, a[0], b[0]);
+                    load_fragments<S>(As + read_stage * kAStage, Bs + read_stage * kBStage, 0, a_row, b_col, a[0], b[0]);
             }
-#pragma unroll
-            for (int m = 0; m < TM; ++m)
-#pragma unroll
-                for (int n = 0; n < TN; ++n) acc[m][n] = fmaf(a[k % 2][m], b[k % 2][n], acc[m][n]);
+            outer_product<S>(a[k % 2], b[k % 2], acc);
         }
     }
     store_tile<S, kFullTiles>(C, M, N, row0, col0, tid, acc);
@@ -613,62 +524,50 @@ void launch_register_tiled(const float* A, const float* B, float* C, int M, int 
     CUDA_CHECK_LAUNCH();
 }
 
-/// Full tiles everywhere (and 16-byte aligned rows): the fast kernel; anything else: the same
-/// kernel with bounds checks. Either way the launch is correct for every M, N, K.
+// The going-further steps. Each launcher picks the fast kernel when every tile is full and the
+// rows are 16-byte aligned, and the same kernel with bounds checks otherwise: correct for every
+// M, N, K either way (the checks run shapes of both kinds).
 template <class S>
 bool fits_full_tiles(const float* A, const float* B, const float* C, int M, int N, int K) {
     return M % S::kBM == 0 && N % S::kBN == 0 && K % S::kBK == 0 && aligned16(A) && aligned16(B) && aligned16(C);
 }
-template <class S, bool kAllowFast = true>
+
+template <class S>
 void launch_warp_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
-    const unsigned blocks = course::ceil_div(M, S::kBM) * course::ceil_div(N, S::kBN);
-    if (kAllowFast && fits_full_tiles<S>(A, B, C, M, N, K))
-        matmul_warp_tiled<S, true><<<blocks, S::kThreads>>>(A, B, C, M, N, K);
-    else
-        matmul_warp_tiled<S, false><<<blocks, S::kThreads>>>(A, B, C, M, N, K);
+    const dim3 grid(course::ceil_div(N, S::kBN), course::ceil_div(M, S::kBM));
+    if (fits_full_tiles<S>(A, B, C, M, N, K)) matmul_warp_tiled<S, true><<<grid, S::kThreads>>>(A, B, C, M, N, K);
+    else matmul_warp_tiled<S, false><<<grid, S::kThreads>>>(A, B, C, M, N, K);
     CUDA_CHECK_LAUNCH();
 }
 
-/// Shared memory of matmul_pipelined: kStages buffers of each slab. Above 48 KiB a kernel must
-/// ask for it (cudaFuncSetAttribute) before its first launch.
+/// matmul_pipelined's shared memory: kStages buffers of each slab.
 template <class S, int kStages>
 constexpr int pipelined_shared_bytes() {
     return kStages * S::kBK * (S::kBM + S::kAPad + S::kBN) * static_cast<int>(sizeof(float));
 }
-template <class S, int kStages, int kVersion = 1>
+template <class S, int kStages>
 void launch_pipelined(const float* A, const float* B, float* C, int M, int N, int K) {
     constexpr int bytes = pipelined_shared_bytes<S, kStages>();
-    auto fast = kVersion == 1 ? matmul_pipelined<S, kStages, true> : matmul_pipelined2<S, kStages, true>;
-    auto edge = kVersion == 1 ? matmul_pipelined<S, kStages, false> : matmul_pipelined2<S, kStages, false>;
-    static const bool configured = [&] {  // once per kernel
-        CUDA_CHECK(cudaFuncSetAttribute(fast, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-        CUDA_CHECK(cudaFuncSetAttribute(edge, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    // Above 48 KiB a kernel must ask for its shared memory before its first launch.
+    static const bool configured = [] {
+        for (auto kernel : {matmul_pipelined<S, kStages, true>, matmul_pipelined<S, kStages, false>})
+            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         return true;
     }();
     (void)configured;
-    const unsigned blocks = course::ceil_div(M, S::kBM) * course::ceil_div(N, S::kBN);
+    const dim3 grid(course::ceil_div(N, S::kBN), course::ceil_div(M, S::kBM));
     if (fits_full_tiles<S>(A, B, C, M, N, K))
-        fast<<<blocks, S::kThreads, bytes>>>(A, B, C, M, N, K);
+        matmul_pipelined<S, kStages, true><<<grid, S::kThreads, bytes>>>(A, B, C, M, N, K);
     else
-        edge<<<blocks, S::kThreads, bytes>>>(A, B, C, M, N, K);
+        matmul_pipelined<S, kStages, false><<<grid, S::kThreads, bytes>>>(A, B, C, M, N, K);
     CUDA_CHECK_LAUNCH();
 }
 
-// The going-further steps (candidates while tuning).
-using WarpTiled = TileShape<128, 128, 8, 32, 64, 8, 8, 2>;
-using WarpTiledTall = TileShape<128, 128, 8, 64, 32, 8, 8, 2>;
-using WarpTiledK16 = TileShape<128, 128, 16, 32, 64, 8, 8, 2>;
-using Wide16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1>;
-using Tall8x16 = TileShape<256, 128, 8, 64, 64, 8, 16, 1>;
-using Quad8x16 = TileShape<128, 128, 8, 64, 64, 8, 16, 2>;
-using Wide16x8G = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 8>;
-using WarpTiledG = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 8>;
-using Quad16x8 = TileShape<128, 128, 8, 64, 64, 16, 8, 2>;
-using Wide8x16 = TileShape<128, 256, 8, 64, 64, 8, 16, 1>;
-using Tall16x8 = TileShape<256, 128, 8, 64, 64, 16, 8, 1>;
-using Wide16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1>;
-using Quad16x8K16 = TileShape<128, 128, 16, 64, 64, 16, 8, 2>;
-using Tall16x8K16 = TileShape<256, 128, 16, 64, 64, 16, 8, 1>;
+using WarpTile8x8 = TileShape<128, 128, 8, 32, 64, 8, 8, 2>;      // 256 threads, 2 blocks per SM
+using WarpTile16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1>;    // 256 threads, 1 block per SM
+using WarpTile16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1>;
+using Cand16x8K32 = TileShape<128, 256, 32, 64, 64, 16, 8, 1>;   // candidate (tuning)
+using Cand256K16 = TileShape<256, 128, 16, 64, 64, 16, 8, 1>;    // candidate (tuning)
 
 struct Variant {
     const char* name;
@@ -682,35 +581,16 @@ const Variant kVariants[] = {
     {"matmul_tiled<32>", launch_tiled<32>, 32, 32},
     {"register_tiled 128x128x8 8x8", launch_register_tiled, kBM, kBN},
     // going further
-    {"warp_tiled 128x128x8 8x8 (edge path only)", launch_warp_tiled<WarpTiled, false>, 128, 128},
-    {"warp_tiled 128x128x8 8x8", launch_warp_tiled<WarpTiled>, 128, 128},
-    {"warp_tiled 128x128x8 8x8 w64x32", launch_warp_tiled<WarpTiledTall>, 128, 128},
-    {"warp_tiled 128x128x16 8x8", launch_warp_tiled<WarpTiledK16>, 128, 128},
-    {"warp_tiled 128x256x8 16x8", launch_warp_tiled<Wide16x8>, 128, 256},
-    {"warp_tiled 256x128x8 8x16", launch_warp_tiled<Tall8x16>, 256, 128},
-    {"warp_tiled 128x128x8 8x16 128thr", launch_warp_tiled<Quad8x16>, 128, 128},
-    {"warp_tiled 128x256x8 16x8 group8", launch_warp_tiled<Wide16x8G>, 128, 256},
-    {"warp_tiled 128x128x8 8x8 group8", launch_warp_tiled<WarpTiledG>, 128, 128},
-    {"warp_tiled 128x128x8 16x8 128thr", launch_warp_tiled<Quad16x8>, 128, 128},
-    {"warp_tiled 128x256x8 8x16", launch_warp_tiled<Wide8x16>, 128, 256},
-    {"pipelined 128x256x8 16x8 2 stages", launch_pipelined<Wide16x8, 2>, 128, 256},
-    {"pipelined 128x256x8 16x8 3 stages", launch_pipelined<Wide16x8, 3>, 128, 256},
-    {"pipelined 128x256x8 16x8 4 stages", launch_pipelined<Wide16x8, 4>, 128, 256},
-    {"pipelined 256x128x8 16x8 3 stages", launch_pipelined<Tall16x8, 3>, 256, 128},
-    {"pipelined 128x128x8 8x8 3 stages", launch_pipelined<WarpTiled, 3>, 128, 128},
-    {"pipelined 128x128x8 16x8 128thr 3 stages", launch_pipelined<Quad16x8, 3>, 128, 128},
-    {"pipelined 128x256x16 16x8 3 stages", launch_pipelined<Wide16x8K16, 3>, 128, 256},
-    {"pipelined 128x256x8 16x8 3 stages group8", launch_pipelined<Wide16x8G, 3>, 128, 256},
-    {"pipelined2 128x256x8 16x8 2 stages", launch_pipelined<Wide16x8, 2, 2>, 128, 256},
-    {"pipelined2 128x256x8 16x8 3 stages", launch_pipelined<Wide16x8, 3, 2>, 128, 256},
-    {"pipelined2 128x256x8 16x8 4 stages", launch_pipelined<Wide16x8, 4, 2>, 128, 256},
-    {"pipelined2 128x256x16 16x8 3 stages", launch_pipelined<Wide16x8K16, 3, 2>, 128, 256},
-    {"pipelined2 128x128x8 16x8 128thr 3 stages", launch_pipelined<Quad16x8, 3, 2>, 128, 128},
-    {"pipelined2 128x128x8 16x8 128thr 4 stages", launch_pipelined<Quad16x8, 4, 2>, 128, 128},
-    {"pipelined2 128x128x16 16x8 128thr 3 stages", launch_pipelined<Quad16x8K16, 3, 2>, 128, 128},
-    {"pipelined2 256x128x8 16x8 3 stages", launch_pipelined<Tall16x8, 3, 2>, 256, 128},
-    {"pipelined2 256x128x16 16x8 3 stages", launch_pipelined<Tall16x8K16, 3, 2>, 256, 128},
-    {"pipelined2 128x128x8 8x8 3 stages", launch_pipelined<WarpTiled, 3, 2>, 128, 128},
+    {"warp_tiled 128x128x8 8x8", launch_warp_tiled<WarpTile8x8>, 128, 128},
+    {"warp_tiled 128x256x8 16x8", launch_warp_tiled<WarpTile16x8>, 128, 256},
+    {"pipelined 128x256x8 16x8", launch_pipelined<WarpTile16x8, 3>, 128, 256},
+    {"pipelined 128x256x16 16x8", launch_pipelined<WarpTile16x8K16, 3>, 128, 256},
+    {"cand pipelined 128x256x8 16x8 2st", launch_pipelined<WarpTile16x8, 2>, 128, 256},
+    {"cand pipelined 128x256x16 16x8 2st", launch_pipelined<WarpTile16x8K16, 2>, 128, 256},
+    {"cand pipelined 128x256x16 16x8 4st", launch_pipelined<WarpTile16x8K16, 4>, 128, 256},
+    {"cand pipelined 128x256x32 16x8 2st", launch_pipelined<Cand16x8K32, 2>, 128, 256},
+    {"cand pipelined 128x256x32 16x8 3st", launch_pipelined<Cand16x8K32, 3>, 128, 256},
+    {"cand pipelined 256x128x16 16x8 4st", launch_pipelined<Cand256K16, 4>, 256, 128},
 };
 
 // ---------------------------------------------------------------- cuBLAS, the ceiling
