@@ -94,7 +94,7 @@ void check_tile_layout() {
 }  // namespace
 
 // The going-further tile shapes, each checked by check_tile_layout and the fast/edge test below.
-#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTile8x8) X(WarpTile16x8) X(WarpTile16x8K16) X(Cand16x8K32) X(Cand256K16)
+#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTile8x8) X(WarpTile16x8) X(WarpTile16x8K16) X(CandG8_16x8) X(CandG8_16x8K16) X(CandG8_8x8)
 
 
 // ---------------------------------------------------------------- host
@@ -223,6 +223,32 @@ TEST_CASE("FP32 lanes per SM by compute capability, and the peak arithmetic") {
     CHECK(fp32_peak_tflops(108, 64, 1410) == doctest::Approx(19.49).epsilon(1e-3));  // A100: 19.5 TFLOP/s
     CHECK(fp32_peak_tflops(132, 128, 990) == doctest::Approx(fp32_peak_tflops(132, 128, 1980) / 2));
     CHECK(fp32_peak_tflops(132, 0, 1980) == 0.0);
+}
+
+TEST_CASE("block_tile visits every block of C exactly once, in groups of rows") {
+    for (const auto& case_ : {std::array<int, 3>{1, 1, 1}, {5, 7, 1}, {5, 7, 2}, {32, 32, 8}, {33, 9, 8}, {3, 40, 8}}) {
+        const int tiles_m = case_[0], tiles_n = case_[1], group = case_[2];
+        CAPTURE(tiles_m);
+        CAPTURE(tiles_n);
+        CAPTURE(group);
+        std::vector<int> seen(tiles_m * tiles_n, 0);
+        for (int b = 0; b < tiles_m * tiles_n; ++b) {
+            const TileIndex t = block_tile(b, tiles_m, tiles_n, group);
+            REQUIRE(t.row >= 0);
+            REQUIRE(t.row < tiles_m);
+            REQUIRE(t.col >= 0);
+            REQUIRE(t.col < tiles_n);
+            ++seen[t.row * tiles_n + t.col];
+        }
+        CHECK(std::count(seen.begin(), seen.end(), 1) == tiles_m * tiles_n);
+    }
+    // group_rows = 1 is plain row-major order; with 8, the first blocks go down a column of 8 rows.
+    CHECK(block_tile(9, 4, 5, 1).row == 1);
+    CHECK(block_tile(9, 4, 5, 1).col == 4);
+    CHECK(block_tile(1, 32, 32, 8).row == 1);
+    CHECK(block_tile(1, 32, 32, 8).col == 0);
+    CHECK(block_tile(8, 32, 32, 8).row == 0);
+    CHECK(block_tile(8, 32, 32, 8).col == 1);
 }
 
 TEST_CASE("warp-tiled shapes: each output has one owner, each warp one rectangle; the checks take both paths") {

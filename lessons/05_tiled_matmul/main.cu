@@ -239,10 +239,11 @@ __global__ void __launch_bounds__(kRegThreads, 2)
 /// 32 lanes form a kLaneRows x kLaneCols grid; a thread's sub-tiles sit one lane-grid apart
 /// (4 * kLaneRows rows, 4 * kLaneCols columns), so that every shared load of a warp reads a few
 /// neighbouring float4s. MinBlocksPerSm goes to __launch_bounds__: it caps the registers.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm>
+/// GroupRows: the order of the blocks, see block_tile().
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm, int GroupRows>
 struct TileShape {
     static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
-    static constexpr int kMinBlocks = MinBlocksPerSm;
+    static constexpr int kMinBlocks = MinBlocksPerSm, kGroupRows = GroupRows;
     static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = 32 * kWarps;
     static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;
     static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4s of A each thread loads per slab
@@ -266,6 +267,21 @@ template <class S>
 __host__ __device__ constexpr int warp_tile_col(int tid, int n) {
     const int warp = tid / 32, lane = tid % 32;
     return (warp % (S::kBN / S::kWN)) * S::kWN + (n / 4) * (4 * S::kLaneCols) + (lane % S::kLaneCols) * 4 + n % 4;
+}
+
+/// Which block of C thread block b computes, for a 1-D grid over tiles_m x tiles_n blocks: the
+/// grid walks group_rows block rows column by column, then the next group_rows rows. With
+/// group_rows = 1 that is plain row-major order; with more, the blocks that run at the same time
+/// share fewer rows of A and more columns of B, which L2 then holds for several of them.
+struct TileIndex {
+    int row, col;
+};
+__host__ __device__ inline TileIndex block_tile(int b, int tiles_m, int tiles_n, int group_rows) {
+    const int per_group = group_rows * tiles_n;
+    const int first_row = (b / per_group) * group_rows;
+    const int rows = tiles_m - first_row < group_rows ? tiles_m - first_row : group_rows;
+    const int in_group = b % per_group;
+    return {first_row + in_group % rows, in_group / rows};
 }
 
 /// A thread's operands for step k of a slab: its TM values of A and TN values of B, as float4
@@ -331,7 +347,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     __shared__ __align__(16) float Bs[2][BK][BN];
 
     const int tid = threadIdx.x;
-    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
+    const int row0 = tile.row * BM, col0 = tile.col * BN;
     const bool a_vec = K % 4 == 0 && aligned16(A), b_vec = N % 4 == 0 && aligned16(B);
 
     // Load l of this thread: A[row0 + am][k0 + ak..+3] and B[k0 + bk][col0 + bn..+3], with
@@ -373,7 +390,6 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
 
     const int a_row = warp_tile_row<S>(tid, 0), b_col = warp_tile_col<S>(tid, 0);
     float acc[S::kTM][S::kTN] = {};
-    float a[S::kTM], b[S::kTN];
     const int steps = (K + BK - 1) / BK;
     fetch(0);
     stash(0);
@@ -384,6 +400,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
         if (more) fetch((t + 1) * BK);  // in flight while we compute below
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
+            float a[S::kTM], b[S::kTN];  // new registers each step, so that the loads of step k + 1 can start early
             load_fragments<S>(&As[buf][0][0], &Bs[buf][0][0], k, a_row, b_col, a, b);
             outer_product<S>(a, b, acc);
         }
@@ -429,7 +446,8 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     float* const Bs = As + kStages * kAStage;
 
     const int tid = threadIdx.x;
-    const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
+    const int row0 = tile.row * BM, col0 = tile.col * BN;
     const bool b_vec = N % 4 == 0 && aligned16(B);
     const int steps = (K + BK - 1) / BK;
 
@@ -534,7 +552,7 @@ bool fits_full_tiles(const float* A, const float* B, const float* C, int M, int 
 
 template <class S>
 void launch_warp_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
-    const dim3 grid(course::ceil_div(N, S::kBN), course::ceil_div(M, S::kBM));
+    const unsigned grid = course::ceil_div(M, S::kBM) * course::ceil_div(N, S::kBN);  // 1-D: see block_tile()
     if (fits_full_tiles<S>(A, B, C, M, N, K)) matmul_warp_tiled<S, true><<<grid, S::kThreads>>>(A, B, C, M, N, K);
     else matmul_warp_tiled<S, false><<<grid, S::kThreads>>>(A, B, C, M, N, K);
     CUDA_CHECK_LAUNCH();
@@ -555,7 +573,7 @@ void launch_pipelined(const float* A, const float* B, float* C, int M, int N, in
         return true;
     }();
     (void)configured;
-    const dim3 grid(course::ceil_div(N, S::kBN), course::ceil_div(M, S::kBM));
+    const unsigned grid = course::ceil_div(M, S::kBM) * course::ceil_div(N, S::kBN);  // 1-D: see block_tile()
     if (fits_full_tiles<S>(A, B, C, M, N, K))
         matmul_pipelined<S, kStages, true><<<grid, S::kThreads, bytes>>>(A, B, C, M, N, K);
     else
@@ -563,11 +581,12 @@ void launch_pipelined(const float* A, const float* B, float* C, int M, int N, in
     CUDA_CHECK_LAUNCH();
 }
 
-using WarpTile8x8 = TileShape<128, 128, 8, 32, 64, 8, 8, 2>;      // 256 threads, 2 blocks per SM
-using WarpTile16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1>;    // 256 threads, 1 block per SM
-using WarpTile16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1>;
-using Cand16x8K32 = TileShape<128, 256, 32, 64, 64, 16, 8, 1>;   // candidate (tuning)
-using Cand256K16 = TileShape<256, 128, 16, 64, 64, 16, 8, 1>;    // candidate (tuning)
+using WarpTile8x8 = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 1>;    // 256 threads, 2 blocks per SM
+using WarpTile16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 1>;  // 256 threads, 1 block per SM
+using WarpTile16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1>;
+using CandG8_16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 8>;
+using CandG8_16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 8>;
+using CandG8_8x8 = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 8>;
 
 struct Variant {
     const char* name;
@@ -585,12 +604,10 @@ const Variant kVariants[] = {
     {"warp_tiled 128x256x8 16x8", launch_warp_tiled<WarpTile16x8>, 128, 256},
     {"pipelined 128x256x8 16x8", launch_pipelined<WarpTile16x8, 3>, 128, 256},
     {"pipelined 128x256x16 16x8", launch_pipelined<WarpTile16x8K16, 3>, 128, 256},
-    {"cand pipelined 128x256x8 16x8 2st", launch_pipelined<WarpTile16x8, 2>, 128, 256},
-    {"cand pipelined 128x256x16 16x8 2st", launch_pipelined<WarpTile16x8K16, 2>, 128, 256},
-    {"cand pipelined 128x256x16 16x8 4st", launch_pipelined<WarpTile16x8K16, 4>, 128, 256},
-    {"cand pipelined 128x256x32 16x8 2st", launch_pipelined<Cand16x8K32, 2>, 128, 256},
-    {"cand pipelined 128x256x32 16x8 3st", launch_pipelined<Cand16x8K32, 3>, 128, 256},
-    {"cand pipelined 256x128x16 16x8 4st", launch_pipelined<Cand256K16, 4>, 256, 128},
+    {"cand g8 warp_tiled 128x128x8 8x8", launch_warp_tiled<CandG8_8x8>, 128, 128},
+    {"cand g8 warp_tiled 128x256x8 16x8", launch_warp_tiled<CandG8_16x8>, 128, 256},
+    {"cand g8 pipelined 128x256x8 16x8", launch_pipelined<CandG8_16x8, 3>, 128, 256},
+    {"cand g8 pipelined 128x256x16 16x8", launch_pipelined<CandG8_16x8K16, 3>, 128, 256},
 };
 
 // ---------------------------------------------------------------- cuBLAS, the ceiling
