@@ -94,7 +94,7 @@ void check_tile_layout() {
 }  // namespace
 
 // The going-further tile shapes, each checked by check_tile_layout and the fast/edge test below.
-#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTile8x8) X(WarpTile16x8) X(WarpTile16x8K16) X(CandG8_16x8) X(CandG8_16x8K16) X(CandG8_8x8)
+#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTile8x8) X(WarpTile16x8) X(WarpTile16x8K16)
 
 
 // ---------------------------------------------------------------- host
