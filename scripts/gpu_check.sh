@@ -80,7 +80,7 @@ if [ $lessons -eq 1 ]; then
       while read -r -a args; do
         [ ${#args[@]} -eq 0 ] && continue
         echo "=== $l ${args[*]} ===" >> "$out/lessons.txt"
-        if "$build/$l" "${args[@]}" --csv "$out/results.csv" >> "$out/lessons.txt" 2>&1; then note "lesson $l ${args[*]}: ok"
+        if "$build/$l" "${args[@]}" --csv "$out/results.csv" < /dev/null >> "$out/lessons.txt" 2>&1; then note "lesson $l ${args[*]}: ok"
         else status=1; note "lesson $l ${args[*]}: FAILED (exit $?)"; fi
       done < "lessons/$l/extra_runs.txt"
     fi
