@@ -76,6 +76,15 @@ if [ $lessons -eq 1 ]; then
     echo "=== $l ===" >> "$out/lessons.txt"
     if "$build/$l" --csv "$out/results.csv" >> "$out/lessons.txt" 2>&1; then note "lesson $l: ok"
     else status=1; note "lesson $l: FAILED (exit $?)"; fi
+    # More runs a lesson asks for: each line of lessons/NN_*/extra_runs.txt is one argument list.
+    if [ -f "lessons/$l/extra_runs.txt" ]; then
+      while read -r -a args; do
+        [ ${#args[@]} -eq 0 ] && continue
+        echo "=== $l ${args[*]} ===" >> "$out/lessons.txt"
+        if "$build/$l" "${args[@]}" --csv "$out/results.csv" < /dev/null >> "$out/lessons.txt" 2>&1; then note "lesson $l ${args[*]}: ok"
+        else status=1; note "lesson $l ${args[*]}: FAILED (exit $?)"; fi
+      done < "lessons/$l/extra_runs.txt"
+    fi
   done
 fi
 
