@@ -273,30 +273,20 @@ int lesson(int argc, char** argv) {
                             timing.warmup, timing.repeats),
            "-", true);
 
-    // The copy kernels, checked against the input itself.
-    for (const Transpose& k : kCopies) {
-        out.poison();
-        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
-        const course::VerifyResult check = course::compare_exact(out.to_host(), host_in, cols);
-        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
-        all_ok &= check.ok();
-        record(k.name,
-               course::time_gpu([&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
-                                timing.warmup, timing.repeats),
-               check.ok() ? "ok" : "FAIL", false);
-    }
-
-    for (const Transpose& k : kTransposes) {
+    // Every kernel: poison the output, run once, compare with what it must write, then time it.
+    auto check_and_time = [&](const Transpose& k, const std::vector<float>& want, long long want_cols) {
         out.poison();  // so an element the kernel forgets to write cannot look right
         k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
-        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
+        const course::VerifyResult check = course::compare_exact(out.to_host(), want, want_cols);
         if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
         all_ok &= check.ok();
         record(k.name,
                course::time_gpu([&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
                                 timing.warmup, timing.repeats),
                check.ok() ? "ok" : "FAIL", false);
-    }
+    };
+    for (const Transpose& k : kCopies) check_and_time(k, host_in, cols);         // a copy writes its input
+    for (const Transpose& k : kTransposes) check_and_time(k, expected, rows);   // out is cols x rows
 
     table.print();
     if (!timing.csv.empty()) table.append_csv(timing.csv, "01_naive_transpose", gpu.short_description());
