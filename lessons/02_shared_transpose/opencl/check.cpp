@@ -11,10 +11,8 @@
 #include "main.cpp"
 
 #define DOCTEST_CONFIG_IMPLEMENT
-#include <doctest/doctest.h>
+#include "check_main.hpp"
 
-#include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #define OPENCL_TEST_CASE(name) TEST_CASE(name* doctest::test_suite("opencl"))
@@ -190,41 +188,13 @@ OPENCL_TEST_CASE("the whole program runs every kernel on a small awkward shape a
 // ---------------------------------------------------------------- main: honest skipping
 
 int main(int argc, char** argv) {
-    enum class Mode { All, Host, OpenClOnly } mode = Mode::All;
-    std::vector<char*> rest;
-    for (int i = 0; i < argc; ++i) {
-        if (i > 0 && std::strcmp(argv[i], "--host") == 0) mode = Mode::Host;
-        else if (i > 0 && std::strcmp(argv[i], "--opencl") == 0) mode = Mode::OpenClOnly;
-        else rest.push_back(argv[i]);
-    }
-    doctest::Context context;
-    context.applyCommandLine(static_cast<int>(rest.size()), rest.data());
-    if (mode == Mode::Host) {
-        context.addFilter("test-suite-exclude", "opencl");
-        return context.run();
-    }
-
-    std::string no_device;
-    try {
-        const cl::Device d = choose_device(-1, -1);
-        std::printf("OpenCL checks run on: %s\n", short_description(d).c_str());
-    } catch (const NoDeviceError& e) {
-        no_device = e.what();
-    }
-    const char* require = std::getenv("COURSE_REQUIRE_OPENCL");
-    if (!no_device.empty()) {
-        if (require && std::strcmp(require, "0") != 0) {
-            std::printf("FAILED: COURSE_REQUIRE_OPENCL is set but %s\n", no_device.c_str());
-            return 1;
+    return course::run_checks(argc, argv, {"--opencl", "opencl", "OpenCL", "COURSE_REQUIRE_OPENCL"}, [] {
+        try {
+            const cl::Device d = choose_device(-1, -1);
+            std::printf("OpenCL checks run on: %s\n", short_description(d).c_str());
+            return std::string();
+        } catch (const NoDeviceError& e) {
+            return std::string(e.what());
         }
-        if (mode == Mode::OpenClOnly) {
-            std::printf("SKIPPED: OpenCL test cases not run: %s\n", no_device.c_str());
-            return 77;
-        }
-        std::printf("note: OpenCL test cases skipped (%s)\n", no_device.c_str());
-        context.addFilter("test-suite-exclude", "opencl");
-    } else if (mode == Mode::OpenClOnly) {
-        context.addFilter("test-suite", "opencl");
-    }
-    return context.run();
+    });
 }
