@@ -55,6 +55,7 @@ if args.lesson:  # as a learner would: edit the parameter cell
     cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
     lines = cell.source.split("\n")
     cell.source = "\n".join(f'LESSON = "{args.lesson}"' if l.startswith("LESSON =") else l for l in lines)
+os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # the kernel's debugger: no warnings on stderr
 if args.build:
     os.environ["COURSE_NOTEBOOK_BUILD"] = args.build
     os.environ["COURSE_NOTEBOOK_EXERCISE_BUILD"] = args.build
