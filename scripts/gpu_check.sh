@@ -82,8 +82,8 @@ if [ $t4 -eq 1 ]; then
   : > "$out/cuobjdump.txt"
   for l in "${selected[@]}"; do
     for bin in "$build/$l" "$build/${l}_check"; do
-      elf=$(cuobjdump --list-elf "$bin" 2>&1 | grep -c 'ELF file')
-      ptx=$(cuobjdump --list-ptx "$bin" 2>&1 | grep 'PTX file')
+      elf=$(cuobjdump --list-elf "$bin" 2>&1 | grep -c '^ELF file')
+      ptx=$(cuobjdump --list-ptx "$bin" 2>&1 | grep '^PTX file')
       { echo "=== $bin"; cuobjdump --list-elf --list-ptx "$bin" 2>&1; } >> "$out/cuobjdump.txt"
       if [ "$elf" -eq 0 ] && [ -n "$ptx" ] && ! grep -qv 'sm_75' <<< "$ptx"; then :
       else status=1; note "T4 mode: $bin holds more than compute_75 PTX ($elf machine-code images; see $out/cuobjdump.txt)"; fi
