@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -53,7 +54,8 @@ Role role() { return state().role; }
 
 void start_recording(const std::string& path) {
     State& s = state();
-    s.file = std::fopen(path.c_str(), "wb");
+    // "/dev/fd/N": a file the grader opened for this process (grade.sh passes fd 3), written as it is.
+    s.file = path.rfind("/dev/fd/", 0) == 0 ? fdopen(std::atoi(path.c_str() + 8), "wb") : std::fopen(path.c_str(), "wb");
     if (!s.file) throw std::runtime_error("--record " + path + ": " + std::strerror(errno));
     if (std::fwrite(kMagic, 1, sizeof kMagic - 1, s.file) != sizeof kMagic - 1 || std::fflush(s.file) != 0)
         throw std::runtime_error("--record " + path + ": cannot write");
