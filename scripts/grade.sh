@@ -60,6 +60,7 @@ repo=$(cd -- "$(dirname -- "$0")/.." && pwd -P)
 usage_error() { echo "$me: $*; see --help" >&2; exit 2; }
 is_uint() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]; }
 abs_path() { case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
+seconds_since() { awk -v a="$1" -v b="${2:-$(date +%s.%N)}" 'BEGIN { printf "%.2f", b - a }'; }
 
 # ================================================================= the gradebook writer
 # A cell's result.txt holds one key=value per line: student, lesson, compiled (yes / no / -),
@@ -307,8 +308,8 @@ command -v ninja > /dev/null && config+=(-G Ninja)
 [ -n "$arch" ] && config+=("-DCMAKE_CUDA_ARCHITECTURES=$arch")
 config+=(${cmake_defs[@]+"${cmake_defs[@]}"})
 common=$out/common
-judge_targets=(course_common course_test_main common_check)
-for l in "${lessons[@]}"; do judge_targets+=("${l}_check"); done
+judge_targets=(course_common course_test_main common_check)  # and the checks of the lessons submitted
+for l in $(printf '%s\n' ${cell_lessons[@]+"${cell_lessons[@]}"} | sort -u); do judge_targets+=("${l}_check"); done
 echo "$me: building the course and its judges once (log: $common.log)"
 if ! { cmake -S "$repo" -B "$common" "${config[@]}" &&
        cmake --build "$common" --target "${judge_targets[@]}"; } > "$common.log" 2>&1; then
@@ -387,6 +388,13 @@ sandboxed() {
   [ $host_only -eq 0 ] && sb+=(--setenv COURSE_REQUIRE_GPU 1)
   sb+=(--)
 }
+# What the sandbox itself costs: an empty command in it, timed (three times, the median).
+sandbox_s=0
+if [ $no_sandbox -eq 0 ]; then
+  cell_uid=60000
+  sandboxed run "$common"
+  sandbox_s=$(for k in 1 2 3; do t0=$(date +%s.%N); "${sb[@]}" true > /dev/null 2>&1; seconds_since "$t0"; echo; done | sort -n | sed -n 2p)
+fi
 hidden_arg=(); [ -n "$hidden" ] && hidden_arg=(--hidden-shapes "$([ $no_sandbox -eq 1 ] && echo "$hidden" || echo /hidden-shapes.txt)")
 
 # boxed DIR NAME LIMIT ROLE BOX TRANSCRIPT COMMAND...: runs COMMAND in the cell's sandbox with
@@ -419,7 +427,6 @@ boxed() {
 # ================================================================= compile every cell (sandboxed)
 # The cell's own folder: box/src/main.cu (a copy of the submission) and box/build, owned by the
 # cell's user; result.txt and the logs beside box/, where the sandbox cannot reach them.
-seconds_since() { awk -v a="$1" -v b="${2:-$(date +%s.%N)}" 'BEGIN { printf "%.2f", b - a }'; }
 uid_of() { echo $((60000 + 10#$(basename -- "$1"))); }
 build_cell() {  # build_cell DIR SOURCE LESSON: writes DIR/compiled (yes/no) and DIR/build.log
   local dir=$1 source=$2 lesson=$3 box=$1/box t0
@@ -603,6 +610,15 @@ for i in "${!cell_dirs[@]}"; do
   finish_cell "$dir" yes "${passed:-0}" "$total" "$(shorten "$finding")"
   echo "$me: $label: ${passed:-0} of ${total:-?} test cases passed${finding:+ — $finding}"
 done
+
+# ================================================================= the time it took
+median_of() {  # median_of KEY: the median of KEY=seconds over the cells' timing.txt
+  cat "$cells_dir"/*/timing.txt 2> /dev/null | sed -n "s/^$1=//p" | sort -n |
+    awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+timing="Time per cell (median of $(cat "$cells_dir"/*/timing.txt 2> /dev/null | grep -c '^run_s=') cells run): compile $(median_of compile_s) s, run $(median_of run_s) s, judge $(median_of judge_s) s"
+[ $no_sandbox -eq 0 ] && timing="$timing; an empty sandbox starts in $sandbox_s s"
+echo "$timing." >> "$cells_dir/run-info.txt"
 
 # ================================================================= the gradebook
 write_gradebook "$cells_dir" "$out"; status=$?
