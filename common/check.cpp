@@ -293,6 +293,7 @@ GPU_TEST_CASE("COURSE_EMULATE_T4 caps what query_device and require_device_memor
     CHECK(real.smem_per_block_optin >= t4.smem_per_block_optin);
     CHECK(real.short_description().find("with a T4's limits") == std::string::npos);
     if (before) setenv("COURSE_EMULATE_T4", saved.c_str(), 1);
+}
 
 // ---------------------------------------------------------------- grading's transcript (transcript.hpp)
 
