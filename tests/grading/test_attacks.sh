@@ -90,10 +90,10 @@ done < "$here/attacks/expected.txt"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
 [ -z "$leaks" ] || fail "a run read a file it must not see: $(grep -h -a -m 1 '^LEAKED' $leaks | head -n 1)"
-grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* && fail "a result or the gradebook was tampered with"
+grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
 sleep 1
 if pgrep -x atk_escape > /dev/null; then fail "the escape attack's process outlived its cell"; pkill -KILL -x atk_escape; fi
-left=$(ps -eo uid=,pid=,comm= | awk '$1 >= 60000 && $1 < 70000')
+left=$(ps -eo uid=,pid=,comm= | awk '$1 >= 100000 && $1 < 200000')
 [ -z "$left" ] || fail "processes of a cell's user outlived grading: $left"
 size=$(du -sm "$tmp/out/cells" | cut -f1)
 [ "$size" -lt 200 ] || fail "the cells' folders hold $size MiB: a run wrote outside its scratch"
