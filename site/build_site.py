@@ -189,7 +189,7 @@ def main():
         with open(os.path.join(explorers, "h200_measured.js"), "w", encoding="utf-8") as f:
             # A script, not JSON fetched at run time: pages opened from file:// cannot fetch.
             f.write("// Written by site/build_site.py from " + html.escape(args.results) + " at build time.\n")
-            f.write("window.COURSE_MEASURED = " + json.dumps(data, indent=1, sort_keys=True) + ";\n")
+            f.write("window.COURSE_MEASURED = " + json.dumps(data, indent=1) + ";\n")
 
         with open(os.path.join(SITE, "mkdocs.yml"), encoding="utf-8") as f:
             config = f.read()

@@ -27,7 +27,10 @@ function fillPatterns(select, count, name) {
 function wire(prefix, runPattern, runCustom) {
   const select = byId(prefix + "-pattern");
   const inputs = ["elem", "stride", "offset"].map((k) => byId(prefix + "-" + k));
-  const update = () => (select.value === "custom" ? runCustom() : runPattern(Number(select.value)));
+  const update = () => {
+    for (const input of inputs) input.parentElement.classList.toggle("explorer-custom-off", select.value !== "custom");
+    return select.value === "custom" ? runCustom() : runPattern(Number(select.value));
+  };
   select.addEventListener("change", update);
   for (const input of inputs)
     input.addEventListener("input", () => {
@@ -56,20 +59,30 @@ function sectorExplorer(m) {
     if (rc < 0) return;
     const match = fromPattern >= 0 ? fromPattern : m._sector_matching_pattern();
     const elem = m._sector_elem_bytes();
+    byId("sector-elem").value = String(elem);
     byId("sector-count").textContent = String(m._sector_count());
     byId("sector-efficiency").textContent = fmt(100 * m._sector_efficiency()) + "%";
     byId("sector-bytes").textContent = `${m._sector_distinct_bytes()} bytes asked for, ${32 * m._sector_count()} bytes moved`;
 
-    const lanes = byId("sector-lanes");
-    lanes.replaceChildren(el("tr", {}, el("th", {}, "lane"), el("th", {}, "byte address"), el("th", {}, "sector(s)")));
+    // The sectors, each with the lanes whose bytes fall in it (a lane may straddle two).
+    const strip = byId("sector-strip");
+    strip.replaceChildren();
+    for (let i = 0; i < m._sector_list_size(); ++i) {
+      const s = m._sector_list_at(i), lanes = [];
+      for (let lane = 0; lane < LANES; ++lane)
+        if (m._sector_lane_first(lane) <= s && s <= m._sector_lane_last(lane)) lanes.push(lane);
+      const span = lanes.length > 2 && lanes[lanes.length - 1] - lanes[0] === lanes.length - 1
+        ? `lanes ${lanes[0]}–${lanes[lanes.length - 1]}` : `lane${lanes.length > 1 ? "s" : ""} ${lanes.join(", ")}`;
+      strip.append(el("span", { class: "sector-box" }, el("b", {}, `sector ${s}`), span));
+    }
+    byId("sector-list").textContent = `${elem}-byte elements, ${m._sector_list_size()} sectors:`;
+    const grid = byId("sector-lanes");
+    grid.replaceChildren();
     for (let lane = 0; lane < LANES; ++lane) {
       const first = m._sector_lane_first(lane), last = m._sector_lane_last(lane);
-      lanes.append(measuredRow([String(lane), String(m._sector_lane_address(lane)),
-                                first === last ? String(first) : `${first}–${last}`]));
+      grid.append(el("span", {}, `${String(lane).padStart(2)}: byte ${m._sector_lane_address(lane)} → sector ` +
+                                 (first === last ? `${first}` : `${first}–${last}`)));
     }
-    const list = [];
-    for (let i = 0; i < m._sector_list_size(); ++i) list.push(m._sector_list_at(i));
-    byId("sector-list").textContent = `${elem}-byte elements; sectors touched: ` + list.join(", ");
 
     // The H200 side: lesson 01's kernels as measured, the one whose access this is marked.
     const kernel = match >= 0 ? str(m._sector_pattern_kernel(match)) : "";
@@ -113,7 +126,8 @@ function bankExplorer(m) {
     const match = fromPattern >= 0 ? fromPattern : m._bank_matching_pattern();
     byId("bank-wavefronts").textContent = String(m._bank_wavefronts());
     byId("bank-conflicts").textContent = String(m._bank_conflicts());
-    byId("bank-degree").textContent = m._bank_degree() + "-way";
+    byId("bank-degree").textContent = m._bank_degree() === 1 ? "none (1-way)" : m._bank_degree() + "-way";
+    byId("bank-elem").value = String(m._bank_width());
     byId("bank-units").textContent = m._bank_units() === 1 ? "the whole warp at once" : "two half-warps, one after the other";
     byId("bank-ideal").textContent = String(m._bank_ideal());
 
