@@ -24,7 +24,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SITE = os.path.join(ROOT, "site")
 
 # Pages always in the site (each also reachable by links from the top README).
-ENTRY_PAGES = ["README.md", "exercises/README.md", "results/h200/README.md", "site/README.md"]
+ENTRY_PAGES = ["README.md", "exercises/README.md", "results/h200/README.md", "site/README.md",
+               "site/explorers/sectors.md", "site/explorers/banks.md"]
 IMAGE_EXT = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 SOURCE_LANG = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".hpp": "cpp", ".h": "c", ".cl": "c",
                ".py": "python", ".sh": "bash", ".cmake": "cmake", ".txt": "text", ".csv": "text",
@@ -179,8 +180,10 @@ def main():
             [f"exercises/{d}/README.md" for d in lessons if os.path.isfile(os.path.join(ROOT, "exercises", d, "README.md"))]
         stager.run(entries)
 
-        explorers = os.path.join(docs, "explorers")
-        shutil.copytree(os.path.join(SITE, "explorers"), explorers)
+        explorers = os.path.join(docs, "site", "explorers")  # the pages are staged already; now their scripts
+        for name in os.listdir(os.path.join(SITE, "explorers")):
+            if not name.endswith(".md"):
+                shutil.copyfile(os.path.join(SITE, "explorers", name), os.path.join(explorers, name))
         shutil.copyfile(args.models, os.path.join(explorers, "explorer_models.js"))
         shutil.copytree(os.path.join(SITE, "theme"), os.path.join(work, "theme"))
         results = os.path.join(ROOT, args.results)
@@ -201,8 +204,8 @@ def main():
         nav += ["  - Exercises:", "    - How they work: exercises/README.md"]
         nav += [f"    - {d[:2]} {d[3:].replace('_', ' ')}: exercises/{d}/README.md" for d in lessons
                 if os.path.isfile(os.path.join(docs, "exercises", d, "README.md"))]
-        nav += ["  - Explorers:", "    - Sectors (lesson 01): explorers/sectors.md",
-                "    - Banks (lesson 06): explorers/banks.md",
+        nav += ["  - Explorers:", "    - Sectors (lesson 01): site/explorers/sectors.md",
+                "    - Banks (lesson 06): site/explorers/banks.md",
                 "  - Results on the H200: results/h200/README.md", "  - About this site: site/README.md"]
         with open(os.path.join(work, "mkdocs.yml"), "w", encoding="utf-8") as f:
             f.write(config + "\n" + "\n".join(nav) + "\n")

@@ -70,7 +70,7 @@ def check_pages(driver, site):
         rel = os.path.relpath(page, site)
         driver.get("file://" + page)
         WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        if rel.startswith("explorers/") and rel != "explorers/index.html":
+        if rel in ("site/explorers/sectors.html", "site/explorers/banks.html"):
             wait_ready(driver, rel)
         for message in console_errors(driver):
             fail(f"{rel}: console: {message}")
@@ -124,7 +124,7 @@ def set_custom(driver, prefix, elem, stride, offset):
 
 
 def check_sectors(driver, site, native, shots):
-    driver.get("file://" + os.path.join(site, "explorers", "sectors.html"))
+    driver.get("file://" + os.path.join(site, "site", "explorers", "sectors.html"))
     wait_ready(driver, "sector explorer")
     # (pattern from the list, or custom element size / stride / offset) -> what check.cu expects
     cases = [
@@ -148,6 +148,8 @@ def check_sectors(driver, site, native, shots):
         print(f"sectors, {key}: page {shown}, native {want_native}, check.cu {expected}")
         if shown != str(expected) or shown != want_native:
             fail(f"sector explorer, {key}: the page shows {shown} sectors; native model {want_native}, check.cu {expected}")
+    driver.get("file://" + os.path.join(site, "site", "explorers", "sectors.html"))  # fresh controls for the screenshot
+    wait_ready(driver, "sector explorer")
     Select(driver.find_element(By.ID, "sector-pattern")).select_by_visible_text(cases[0][0])
     if "transpose_naive_strided_reads" not in text(driver, "sector-measured-note") or \
             "1667.3" not in driver.find_element(By.CSS_SELECTOR, "#sector-measured tr.explorer-current").text:
@@ -158,7 +160,7 @@ def check_sectors(driver, site, native, shots):
 
 
 def check_banks(driver, site, native, shots):
-    driver.get("file://" + os.path.join(site, "explorers", "banks.html"))
+    driver.get("file://" + os.path.join(site, "site", "explorers", "banks.html"))
     wait_ready(driver, "bank explorer")
     # (probe name, or custom width / stride / offset) -> (wavefronts, conflicts) that check.cu expects
     cases = [
@@ -192,6 +194,8 @@ def check_banks(driver, site, native, shots):
         rows = driver.find_elements(By.CSS_SELECTOR, "#bank-map tr")
         if len(rows) != 33:
             fail(f"bank explorer, {key}: the map has {len(rows)} rows, not a header and 32 lanes")
+    driver.get("file://" + os.path.join(site, "site", "explorers", "banks.html"))
+    wait_ready(driver, "bank explorer")
     Select(driver.find_element(By.ID, "bank-pattern")).select_by_visible_text("tile32x32_column (4-byte)")
     if "counted 32 wavefront" not in text(driver, "bank-measured"):
         fail("bank explorer: the H200's Nsight Compute count is not shown beside tile32x32_column")
