@@ -100,6 +100,12 @@ class Stager:
     def stage_page(self, rel):
         with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
             lines = f.read().split("\n")
+        folder = os.path.dirname(rel)
+        if re.match(r"^(lessons|exercises)/\d\d_[^/]+(/opencl)?$", folder):
+            # A lesson's page ends with links to every file of its folder, each shown as a page.
+            files = sorted(f for f in os.listdir(os.path.join(ROOT, folder))
+                           if f != "README.md" and os.path.isfile(os.path.join(ROOT, folder, f)))
+            lines += ["", "---", "", "**The files of this folder:** " + " · ".join(f"[`{f}`]({f})" for f in files)]
         out, in_fence = [], False
         for line in lines:
             if line.lstrip().startswith("```"):
