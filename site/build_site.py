@@ -172,6 +172,8 @@ def main():
     ap.add_argument("--work", required=True, help="staging folder (emptied first)")
     ap.add_argument("--out", required=True, help="where the site goes (emptied first)")
     ap.add_argument("--results", default="results/h200", help="results folder the explorers quote")
+    ap.add_argument("--site-url", default="", help="where the site will be served (e.g. https://you.github.io/course/): "
+                    "only the 404 page needs it")
     args = ap.parse_args()
     try:
         if not os.path.isfile(args.models):
@@ -213,6 +215,8 @@ def main():
         nav += ["  - Explorers:", "    - Sectors (lesson 01): site/explorers/sectors.md",
                 "    - Banks (lesson 06): site/explorers/banks.md",
                 "  - Results on the H200: results/h200/README.md", "  - About this site: site/README.md"]
+        if args.site_url:
+            nav.append(f"site_url: {json.dumps(args.site_url)}")
         with open(os.path.join(work, "mkdocs.yml"), "w", encoding="utf-8") as f:
             f.write(config + "\n" + "\n".join(nav) + "\n")
         out = os.path.abspath(args.out)

@@ -194,6 +194,14 @@ def check_banks(driver, site, native, shots):
         rows = driver.find_elements(By.CSS_SELECTOR, "#bank-map tr")
         if len(rows) != 33:
             fail(f"bank explorer, {key}: the map has {len(rows)} rows, not a header and 32 lanes")
+    # Bad input: the model's own error (a C++ exception, caught in models.cpp), shown on the page.
+    set_custom(driver, "bank", 8, 1, 4)
+    if "not aligned" not in text(driver, "bank-error") or driver.find_element(By.ID, "bank-result").is_displayed():
+        fail(f"bank explorer: an 8-byte access at byte 4 shows '{text(driver, 'bank-error')}', not the model's error")
+    set_custom(driver, "bank", 8, 1, 8)
+    if text(driver, "bank-error") or text(driver, "bank-wavefronts") != native["bank width=8 stride=1 offset=8"]["wavefronts"]:
+        fail("bank explorer: after an error, a valid access does not show its wavefronts again")
+
     driver.get("file://" + os.path.join(site, "site", "explorers", "banks.html"))
     wait_ready(driver, "bank explorer")
     Select(driver.find_element(By.ID, "bank-pattern")).select_by_visible_text("tile32x32_column (4-byte)")
