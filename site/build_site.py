@@ -12,7 +12,6 @@ any link to a page that does not exist, writes the site to --out.
 """
 import argparse
 import csv
-import html
 import json
 import os
 import re
@@ -199,7 +198,7 @@ def main():
         data["source"] = args.results
         with open(os.path.join(explorers, "h200_measured.js"), "w", encoding="utf-8") as f:
             # A script, not JSON fetched at run time: pages opened from file:// cannot fetch.
-            f.write("// Written by site/build_site.py from " + html.escape(args.results) + " at build time.\n")
+            f.write(f"// Written by site/build_site.py from {args.results} at build time.\n")
             f.write("window.COURSE_MEASURED = " + json.dumps(data, indent=1) + ";\n")
 
         with open(os.path.join(SITE, "mkdocs.yml"), encoding="utf-8") as f:
