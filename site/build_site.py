@@ -166,14 +166,17 @@ def measurements(csv_path, ncu_path):
 
 
 def main():
+    global ROOT  # --root: another checkout (the tests use small fake ones)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", required=True, help="explorer_models.js built by em++")
     ap.add_argument("--work", required=True, help="staging folder (emptied first)")
     ap.add_argument("--out", required=True, help="where the site goes (emptied first)")
     ap.add_argument("--results", default="results/h200", help="results folder the explorers quote")
+    ap.add_argument("--root", default=ROOT, help="the course's repository (default: the one holding this script)")
     ap.add_argument("--site-url", default="", help="where the site will be served (e.g. https://you.github.io/course/): "
                     "only the 404 page needs it")
     args = ap.parse_args()
+    ROOT = os.path.abspath(args.root)
     try:
         if not os.path.isfile(args.models):
             raise SiteError(f"{args.models} not found (it is built by em++: see site/README.md)")
