@@ -17,13 +17,15 @@
 #   4. with --sanitize, racecheck and memcheck over the runner's GPU checks, in the sandbox.
 # The sandbox (bubblewrap) shows the system read-only, the course without its solutions (the
 # student pack's tree) and the cell's own files; not the other submissions, cells or gradebook.
-# It has no network, a private /tmp of SCRATCH_MIB, its own PID namespace (nothing it starts
+# It has no network, a private /tmp and /dev/shm of --scratch-mib each (nothing else writable but
+# the build folder while compiling), its own PID namespace (nothing it starts
 # outlives it), its own user id when grade.sh runs as root, and limits on time, processes, file
 # size and output. README.md ("For instructors") states the threat model.
 #
 #   --out DIR            where everything goes (default: build-grade): DIR/gradebook.csv,
 #                        DIR/gradebook.md, DIR/common/ (the course and its judges, built once),
-#                        DIR/course-view/ (what a sandbox sees of the course) and DIR/cells/NNNN/
+#                        DIR/prebuilt/ and DIR/course-view/ (what a sandbox sees of the course:
+#                        the libraries of common/ and the student pack's tree), DIR/cells/NNNN/
 #                        (one folder per cell: result.txt and the logs)
 #   --timeout S          seconds one run may take (default: 60); the judge gets the same again
 #   --sanitize           also run each cell's GPU checks under compute-sanitizer racecheck and
@@ -234,6 +236,10 @@ case "$submissions/" in "$out/"*) usage_error "SUBMISSIONS must not be inside --
 rm -rf -- "$cells_dir" "$out/gradebook.csv" "$out/gradebook.md" "$out/course-view"
 mkdir -p -- "$cells_dir" && : > "$marker" || exit 1
 chmod 755 "$out" "$cells_dir"
+if [ $no_sandbox -eq 0 ] && [ $as_root -eq 1 ] && ! setpriv --reuid=60000 --regid=60000 --clear-groups test -x "$cells_dir"; then
+  echo "$me: no sandbox: a cell could not reach $out (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" >&2
+  exit 3
+fi
 ncell=0
 cell_dirs=() cell_sources=() cell_lessons=()
 new_cell() {  # new_cell STUDENT LESSON [SOURCE]: a cell folder, with result.txt when there is nothing to build
@@ -312,9 +318,9 @@ judge_targets=(course_common course_test_main common_check)  # and the checks of
 for l in $(printf '%s\n' ${cell_lessons[@]+"${cell_lessons[@]}"} | sort -u); do judge_targets+=("${l}_check"); done
 echo "$me: building the course and its judges once (log: $common.log)"
 if ! { cmake -S "$repo" -B "$common" "${config[@]}" &&
-       cmake --build "$common" --target "${judge_targets[@]}"; } > "$common.log" 2>&1; then
+       cmake --build "$common" --target course_common course_test_main common_check; } > "$common.log" 2>&1; then
   tail -n 20 "$common.log" >&2
-  echo "$me: could not build the course's common/ and checks (see $common.log); nothing graded" >&2
+  echo "$me: could not build the course's common/ (see $common.log); nothing graded" >&2
   exit 1
 fi
 if [ $host_only -eq 0 ]; then
@@ -329,6 +335,17 @@ if [ $host_only -eq 0 ]; then
   fi
 fi
 
+if ! cmake --build "$common" --target "${judge_targets[@]}" >> "$common.log" 2>&1; then
+  tail -n 20 "$common.log" >&2
+  echo "$me: could not build the course's checks, the judges (see $common.log); nothing graded" >&2
+  exit 1
+fi
+
+# The two libraries a cell links, apart from the judges (which hold the course's solutions, so no
+# sandbox may see them: a runner could run one in its place).
+prebuilt=$out/prebuilt
+mkdir -p "$prebuilt" && cp -- "$common"/libcourse_common.a "$common"/libcourse_test_main.a "$prebuilt/" || exit 1
+
 # What a sandbox sees of the course: the student pack's tree (no solutions, no grading), which
 # builds a lesson's check against any main.cu (-DCOURSE_GRADE_LESSON).
 view=$out/course-view
@@ -339,7 +356,7 @@ if ! { cmake -DOUT="$out/course-view.tar.gz" -P "$repo/scripts/make_student_pack
   exit 1
 fi
 rm -f -- "$out/course-view.tar.gz"
-chmod -R a+rX "$view" "$common"
+chmod -R a+rX "$view" "$prebuilt"
 
 # ================================================================= the sandbox
 # sandboxed ROLE BOX: the command prefix that runs a command in a cell's sandbox (array `sb`).
@@ -375,14 +392,16 @@ sandboxed() {
   for d in "${ro_dirs[@]}"; do
     if [ -L "$d" ]; then sb+=(--symlink "$(readlink -- "$d")" "$d"); else sb+=(--ro-bind "$d" "$d"); fi
   done
-  sb+=(--ro-bind /sys /sys --proc /proc --dev /dev --tmpfs /dev/shm)
+  sb+=(--ro-bind /sys /sys --proc /proc --dev /dev)
   for d in /dev/nvidia*; do [ -e "$d" ] && sb+=(--dev-bind "$d" "$d"); done
+  sb+=(--size $((scratch_mib * 1024 * 1024)) --tmpfs /dev/shm --remount-ro /dev)
   sb+=(--size $((scratch_mib * 1024 * 1024)) --tmpfs /tmp)
   for d in "${hide[@]}"; do sb+=(--tmpfs "$d"); done
-  sb+=(--ro-bind "$view" "$view" --ro-bind "$common" "$common")
+  sb+=(--ro-bind "$view" "$view" --ro-bind "$prebuilt" "$prebuilt")
   for d in ${extra_ro[@]+"${extra_ro[@]}"}; do sb+=(--ro-bind "$d" "$d"); done
   if [ "$role" = compile ]; then sb+=(--bind "$box" "$box"); else sb+=(--ro-bind "$box" "$box"); fi
   [ -n "$hidden" ] && sb+=(--ro-bind "$hidden" /hidden-shapes.txt)
+  for d in "${hide[@]}" /; do sb+=(--remount-ro "$d"); done  # writable: /tmp, /dev/shm (both capped) and a compiling BOX
   for v in "${passenv[@]}"; do [ -n "${!v-}" ] && sb+=(--setenv "$v" "${!v}"); done
   sb+=(--setenv HOME /tmp --setenv TMPDIR /tmp --chdir /tmp)
   [ $host_only -eq 0 ] && sb+=(--setenv COURSE_REQUIRE_GPU 1)
@@ -392,7 +411,11 @@ sandboxed() {
 sandbox_s=0
 if [ $no_sandbox -eq 0 ]; then
   cell_uid=60000
-  sandboxed run "$common"
+  sandboxed run "$prebuilt"
+  if ! why=$("${sb[@]}" true 2>&1); then
+    echo "$me: no sandbox: a cell's sandbox cannot start ($(head -n 1 <<< "$why")); every folder above --out must be open to other users (chmod o+x), as a cell runs as a user of its own (nothing graded)" >&2
+    exit 3
+  fi
   sandbox_s=$(for k in 1 2 3; do t0=$(date +%s.%N); "${sb[@]}" true > /dev/null 2>&1; seconds_since "$t0"; echo; done | sort -n | sed -n 2p)
 fi
 hidden_arg=(); [ -n "$hidden" ] && hidden_arg=(--hidden-shapes "$([ $no_sandbox -eq 1 ] && echo "$hidden" || echo /hidden-shapes.txt)")
@@ -408,11 +431,12 @@ boxed() {
   ( timeout -k 5 "$limit" ${sb[@]+"${sb[@]}"} "$@" 3> "$transcript" < /dev/null 2>&1 |
       { dd of="$dir/$name.log" bs="$cap" count=1 iflag=fullblock 2> /dev/null; wc -c > "$dir/$name.cut"; }
     echo "${PIPESTATUS[0]}" > "$dir/$name.rc" ) &
-  local bg=$! n
+  local bg=$! n base=0 who=$cell_uid
+  [ $as_root -eq 1 ] || { who=$(id -u); base=$(pgrep -c -u "$who"); }  # not root: the cell's share of this user's
   max_procs=0
   while kill -0 "$bg" 2> /dev/null; do
-    if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ]; then
-      n=$(pgrep -c -u "$cell_uid" 2> /dev/null); [ "${n:-0}" -gt "$max_procs" ] && max_procs=$n
+    if [ $no_sandbox -eq 0 ]; then
+      n=$(( $(pgrep -c -u "$who" 2> /dev/null || echo 0) - base )); [ "$n" -gt "$max_procs" ] && max_procs=$n
     fi
     sleep 0.2
   done
@@ -420,7 +444,7 @@ boxed() {
   rc=$(cat -- "$dir/$name.rc" 2> /dev/null || echo 1)
   if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ]; then
     pkill -KILL -u "$cell_uid" 2> /dev/null
-    for n in 1 2 3 4 5 6 7 8 9 10; do pgrep -u "$cell_uid" > /dev/null || break; sleep 0.2; done
+    for n in $(seq 1 50); do pgrep -u "$cell_uid" > /dev/null || break; sleep 0.2; done  # a big tmpfs takes a while to go
   fi
 }
 
@@ -439,7 +463,7 @@ build_cell() {  # build_cell DIR SOURCE LESSON: writes DIR/compiled (yes/no) and
   boxed "$dir" build 600 compile "$box" /dev/null \
     bash -c 'cmake -S "$1" -B "$2/build" "${@:5}" -DCOURSE_GRADE_LESSON="$3" -DCOURSE_GRADE_SOURCE="$2/src/main.cu" \
                -DCOURSE_GRADE_COMMON="$4" && cmake --build "$2/build" --target "$3_check" -j 1' \
-    compile "$view" "$box" "$lesson" "$common" "${config[@]}"
+    compile "$view" "$box" "$lesson" "$prebuilt" "${config[@]}"
   echo "compile_s=$(seconds_since "$t0")" > "$dir/timing.txt"
   if [ "$rc" -eq 0 ] && [ -x "$box/build/${lesson}_check" ]; then echo yes > "$dir/compiled"; else echo no > "$dir/compiled"; fi
   return 0
@@ -491,7 +515,7 @@ run_finding() {  # run_finding NAME LIMIT DIR
   fi
   cut=$(cat "$dir/$name.cut" 2> /dev/null || echo 0)
   [ "${cut:-0}" -gt 0 ] && echo "$name output over $output_kib KiB, cut ($cut bytes more)"
-  [ "$max_procs" -ge "$procs" ] && echo "$name hit the process limit ($procs processes)"
+  [ "$max_procs" -ge $((procs - 4)) ] && echo "$name hit the process limit ($procs processes)"
   return 0
 }
 gpu_in_use() {  # prints what holds the GPU (compute processes), nothing when it is free
@@ -517,6 +541,9 @@ for i in "${!cell_dirs[@]}"; do
   if [ "$(cat "$dir/compiled" 2> /dev/null)" != yes ]; then
     err=$(grep -m 1 -E ': (fatal )?error|CMake Error' "$dir/build.log" 2> /dev/null); err=${err//"$box/src/"/}
     finding="does not compile: $(shorten "${err:-see build.log}")"
+    if head -n 1 "$dir/build.log" 2> /dev/null | grep -q '^bwrap: '; then
+      finding="the sandbox refused to start the compiler: $(head -n 1 "$dir/build.log" | cut -c 8-200)"
+    fi
     cut=$(cat "$dir/build.cut" 2> /dev/null || echo 0); [ "${cut:-0}" -gt 0 ] && add "compiler output over $output_kib KiB, cut"
     finish_cell "$dir" no "" "" "$finding"
     echo "$me: $label: does not compile"

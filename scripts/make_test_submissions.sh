@@ -7,6 +7,7 @@
 # student (folder)              lesson                what is wrong -> what `grade.sh --sanitize` should report
 # Ada Lovelace                  01_naive_transpose    nothing -> compiled, every check passed, no finding
 # Ada Lovelace                  02_shared_transpose   nothing -> compiled, every check passed, no finding
+# Grace Hopper                  every lesson          nothing -> compiled, every check passed, no finding
 # O'Brien, Pat "wrong index"    01_naive_transpose    transpose_naive_strided_writes writes out[row][col]
 #                                                     of a rows x cols matrix instead of out[col][row] ->
 #                                                     the awkward-shape test case fails, first at 257 x 1031
@@ -31,7 +32,7 @@
 #
 # make_test_submissions.sh DIR --attacks GRADE_OUT [--attacks-only] also writes the hostile
 # submissions of tests/grading/attacks/ (each a lesson's or an exercise's main.cu with an attack
-# appended; the student folders atk00 ... atk12) with the real paths of this course, of DIR and of
+# appended; the student folders atk00 ... atk13) with the real paths of this course, of DIR and of
 # GRADE_OUT (grade.sh's --out) written in, as an attacker who knows them would. The row each
 # must produce is in tests/grading/attacks/expected.txt. --attacks-only leaves out the others.
 set -euo pipefail
@@ -103,7 +104,8 @@ if [ -n "$attacks_out" ]; then
   attack "atk09 flood" 01_naive_transpose lessons flood
   attack "atk10 disk fill" 01_naive_transpose lessons disk_fill
   attack "atk11 transcript flood" 01_naive_transpose lessons transcript_flood
-  submit "atk12 honest last" 06_bank_conflicts
+  attack "atk12 use judge" 06_bank_conflicts exercises use_judge
+  submit "atk13 honest last" 06_bank_conflicts
 fi
 if [ $attacks_only -eq 1 ]; then
   echo "make_test_submissions.sh: wrote $(find "$dir" -name main.cu | wc -l) main.cu files for $(ls -- "$dir" | wc -l) students into $dir"
@@ -112,6 +114,9 @@ fi
 
 submit "Ada Lovelace" 01_naive_transpose
 submit "Ada Lovelace" 02_shared_transpose
+for lesson in 01_naive_transpose 02_shared_transpose 03_dynamic_shared 04_reduction 05_tiled_matmul 06_bank_conflicts; do
+  submit "Grace Hopper" $lesson
+done
 
 edit "O'Brien, Pat \"wrong index\"" 01_naive_transpose \
 '    const int row = blockIdx.y * blockDim.y + threadIdx.y;
