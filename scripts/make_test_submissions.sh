@@ -7,7 +7,6 @@
 # student (folder)              lesson                what is wrong -> what `grade.sh --sanitize` should report
 # Ada Lovelace                  01_naive_transpose    nothing -> compiled, every check passed, no finding
 # Ada Lovelace                  02_shared_transpose   nothing -> compiled, every check passed, no finding
-# Grace Hopper                  every lesson          nothing -> compiled, every check passed, no finding
 # O'Brien, Pat "wrong index"    01_naive_transpose    transpose_naive_strided_writes writes out[row][col]
 #                                                     of a rows x cols matrix instead of out[col][row] ->
 #                                                     the awkward-shape test case fails, first at 257 x 1031
@@ -114,9 +113,6 @@ fi
 
 submit "Ada Lovelace" 01_naive_transpose
 submit "Ada Lovelace" 02_shared_transpose
-for lesson in 01_naive_transpose 02_shared_transpose 03_dynamic_shared 04_reduction 05_tiled_matmul 06_bank_conflicts; do
-  submit "Grace Hopper" $lesson
-done
 
 edit "O'Brien, Pat \"wrong index\"" 01_naive_transpose \
 '    const int row = blockIdx.y * blockDim.y + threadIdx.y;
