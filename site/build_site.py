@@ -29,6 +29,7 @@ IMAGE_EXT = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 SOURCE_LANG = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".hpp": "cpp", ".h": "c", ".cl": "c",
                ".py": "python", ".sh": "bash", ".cmake": "cmake", ".txt": "text", ".csv": "text",
                ".json": "json", ".yml": "yaml"}
+EXTERNAL_IMAGE = re.compile(r"!\[([^\]]*)\]\((?:https?:)?//[^)\s]+\)")
 LINK = re.compile(r"(!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\()([^)\s]+)(\))")  # alt text may hold [..]
 
 
@@ -110,6 +111,9 @@ class Stager:
             if line.lstrip().startswith("```"):
                 in_fence = not in_fence
             if not in_fence:
+                # An image from another site (a badge) becomes its text: the site loads nothing from
+                # outside itself, so it works offline and from disk.
+                line = EXTERNAL_IMAGE.sub(lambda m: m.group(1), line)
                 line = LINK.sub(lambda m: m.group(1) + (self.resolve(rel, m.group(2)) if is_local(m.group(2))
                                                         else m.group(2)) + m.group(3), line)
                 # GitHub renders Markdown inside <details>; Python-Markdown does when asked to.

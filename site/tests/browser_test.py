@@ -76,6 +76,8 @@ def check_pages(driver, site):
             fail(f"{rel}: console: {message}")
         for tag, url, loaded in driver.execute_script(LINKS_JS):
             if not url.startswith("file://"):
+                if tag != "A":  # an image, script or stylesheet from elsewhere: the site must not need one
+                    fail(f"{rel}: <{tag.lower()}> loads {url} from outside the site")
                 continue  # a link out of the site (https://...): not ours to check here
             checked_links += 1
             parts = urllib.parse.urlsplit(url)
