@@ -23,7 +23,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SITE = os.path.join(ROOT, "site")
 
 # Pages always in the site (each also reachable by links from the top README).
-ENTRY_PAGES = ["README.md", "exercises/README.md", "results/h200/README.md", "site/README.md",
+ENTRY_PAGES = ["README.md", "exercises/README.md", "site/README.md",
                "site/explorers/sectors.md", "site/explorers/banks.md"]
 IMAGE_EXT = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 SOURCE_LANG = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".hpp": "cpp", ".h": "c", ".cl": "c",
@@ -191,7 +191,9 @@ def main():
         stager = Stager(docs)
         lessons = sorted(d for d in os.listdir(os.path.join(ROOT, "lessons")) if re.match(r"\d\d_", d))
         entries = ENTRY_PAGES + [f"lessons/{d}/README.md" for d in lessons] + \
-            [f"exercises/{d}/README.md" for d in lessons if os.path.isfile(os.path.join(ROOT, "exercises", d, "README.md"))]
+            [f"exercises/{d}/README.md" for d in lessons if os.path.isfile(os.path.join(ROOT, "exercises", d, "README.md"))] + \
+            [f"results/{g}/README.md" for g in sorted(os.listdir(os.path.join(ROOT, "results")))
+             if os.path.isfile(os.path.join(ROOT, "results", g, "README.md"))]
         stager.run(entries)
 
         explorers = os.path.join(docs, "site", "explorers")  # the pages are staged already; now their scripts
@@ -220,7 +222,10 @@ def main():
                 if os.path.isfile(os.path.join(docs, "exercises", d, "README.md"))]
         nav += ["  - Explorers:", "    - Sectors (lesson 01): site/explorers/sectors.md",
                 "    - Banks (lesson 06): site/explorers/banks.md",
-                "  - Results on the H200: results/h200/README.md", "  - About this site: site/README.md"]
+                "  - Results:"]
+        nav += [f"    - {gpu.upper()}: results/{gpu}/README.md" for gpu in sorted(os.listdir(os.path.join(ROOT, "results")))
+                if os.path.isfile(os.path.join(docs, "results", gpu, "README.md"))]
+        nav += ["  - About this site: site/README.md"]
         if args.site_url:
             nav.append(f"site_url: {json.dumps(args.site_url)}")
         with open(os.path.join(work, "mkdocs.yml"), "w", encoding="utf-8") as f:
