@@ -41,10 +41,12 @@ gen=(--attacks "$tmp/out"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
 "$tmp/course/scripts/make_test_submissions.sh" "$tmp/subs" "${gen[@]}" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/before.sha"
 
-mode=(); [ $gpu -eq 0 ] && mode=(--host-only)
+# Without a GPU the transcripts are small, and a 64 MiB file limit keeps the transcript flood quick;
+# with one, a lesson records up to about 200 MB, under grade.sh's default limit (1024 MiB).
+mode=(--file-mib 1024); [ $gpu -eq 0 ] && mode=(--host-only --file-mib 64)
 start=$(date +%s)
 console=$tmp/console.txt; [ -n "$keep" ] && mkdir -p "$keep" && console=$keep/console.txt  # written as it goes
-"$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --file-mib 64 --jobs 2 ${mode[@]+"${mode[@]}"} \
+"$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --jobs 2 ${mode[@]+"${mode[@]}"} \
   ${args[@]+"${args[@]}"} 2>&1 | tee "$console" | grep --line-buffered -a '^grade.sh: ' | cut -c 1-300
 rc=${PIPESTATUS[0]}
 [ "$console" = "$tmp/console.txt" ] || cp "$console" "$tmp/console.txt"
