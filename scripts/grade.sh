@@ -302,6 +302,7 @@ echo "$me: $ncell cells (${#cell_dirs[@]} to build) from $submissions; everythin
   else echo "Graded in a sandbox ($sandbox_version); limits: ${timeout_s} s, $procs processes, files $file_mib MiB, scratch $scratch_mib MiB, output $output_kib KiB."; fi
   echo "Inputs drawn with --seed $seed${hidden:+, with hidden shapes}${host_only:+}."
   [ $host_only -eq 1 ] && echo "Host test cases only (--host-only): no GPU check was run."
+  [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ] && echo "Cells ran as user ids $((uid_base + 1)) to $((uid_base + ncell))."
 } > "$cells_dir/run-info.txt"
 
 # ================================================================= interruption

@@ -93,7 +93,9 @@ leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
 grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
 sleep 1
 if pgrep -x atk_escape > /dev/null; then fail "the escape attack's process outlived its cell"; pkill -KILL -x atk_escape; fi
-left=$(ps -eo uid=,pid=,comm= | awk '$1 >= 100000 && $1 < 200000')
+range=$(sed -n 's/^Cells ran as user ids \([0-9]*\) to \([0-9]*\)\.$/\1 \2/p' "$tmp/out/cells/run-info.txt")
+left=""
+[ -n "$range" ] && left=$(ps -eo uid=,pid=,comm= | awk -v lo="${range% *}" -v hi="${range#* }" '$1 >= lo && $1 <= hi')
 [ -z "$left" ] || fail "processes of a cell's user outlived grading: $left"
 size=$(du -sm "$tmp/out/cells" | cut -f1)
 [ "$size" -lt 200 ] || fail "the cells' folders hold $size MiB: a run wrote outside its scratch"
