@@ -59,6 +59,15 @@ export LC_ALL=C  # byte order for sorting; names are copied as bytes, never inte
 me=grade.sh
 repo=$(cd -- "$(dirname -- "$0")/.." && pwd -P)
 
+# die CODE MESSAGE: says why nothing (more) is graded and exits; a Slurm task (--slice K/N) also
+# leaves the reason where the gradebook job finds it, for every cell of its slice.
+die() {
+  echo "$me: $2" >&2
+  if [ -n "${slice:-}" ] && [ -f "${out:-}/cells/.made-by-grade.sh" ]; then
+    printf 'task %s on %s: %s\n' "$slice" "$(hostname)" "$2" > "$out/cells/.slice-${slice%/*}.why"
+  fi
+  exit "$1"
+}
 usage_error() { echo "$me: $*; see --help" >&2; exit 2; }
 is_uint() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]; }
 abs_path() { case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
@@ -79,32 +88,103 @@ md_field() {  # Markdown table cell: escape what would end the cell or start mar
   printf '%s' "$1" | sed -E 's/\\/\\\\/g; s/\|/\\|/g; s/<([A-Za-z\/!?])/\\<\1/g; s/\*/\\*/g; s/`/\\`/g'
 }
 
-# write_gradebook CELLS OUTDIR: writes OUTDIR/gradebook.csv and .md; returns 0 if every cell passed.
+# A cell folder holds identity.txt (student, lesson) from the start and result.txt once graded;
+# a cell with identity.txt but no result.txt was never finished (an interrupted run, a failed or
+# lost Slurm task) and gets a row that says so, never a gap.
+#
+# Exports beside the gradebook: scores.csv, one row per student (student, score, max score,
+# comment) for an LMS gradebook import, and feedback/STUDENT.md, that student's rows. A cell
+# earns its lesson's weight (--weights; 1 unless the file says otherwise) when it passed:
+# compiled, every test case passed, no finding; otherwise 0 (a race that passed by luck is not a
+# pass). The max score is the sum of the weights of all the course's lessons, submitted or not.
+
+lesson_weight() {  # lesson_weight LESSON: its weight from the --weights file (default 1)
+  local w=${weights[$1]-}
+  printf '%s' "${w:-1}"
+}
+# read_weights FILE: lines "NN_name weight" (# comments, blank lines allowed) into `weights`
+read_weights() {
+  local file=$1 name w rest n=0
+  while read -r name w rest || [ -n "$name" ]; do
+    n=$((n + 1))
+    case $name in ''|'#'*) continue ;; esac
+    is_lesson "$name" || usage_error "--weights $file, line $n: '$name' is not a lesson (one of: $lesson_list)"
+    [[ $w =~ ^[0-9]+(\.[0-9]+)?$ ]] && [ -z "$rest" ] || usage_error "--weights $file, line $n: expected 'NN_name WEIGHT' with WEIGHT a number >= 0, got '$name $w $rest'"
+    weights[$name]=$w
+  done < "$file"
+}
+num() { awk -v x="$1" 'BEGIN { if (x == int(x)) printf "%d", x; else printf "%.2f", x }'; }  # 3, 2.50
+
+# write_student STUDENT SCORE PASSEDLIST FAILEDLIST ROWS: one row of scores.csv and the feedback file
+write_student() {
+  local student=$1 score=$2 passed_l=$3 failed_l=$4 rows=$5 missing="" l comment fb
+  for l in "${lessons[@]}"; do
+    [ "$(lesson_weight "$l")" != 0 ] || continue
+    case " $passed_l $failed_l " in *" $l "*) ;; *) missing="$missing $l" ;; esac
+  done
+  comment="passed:${passed_l:- none}"
+  [ -n "$failed_l" ] && comment="$comment; not passed:$failed_l"
+  [ -n "$missing" ] && comment="$comment; not submitted:$missing"
+  comment="$comment; details in feedback/$student.md"
+  printf '%s,%s,%s,%s\n' "$(csv_field "$student")" "$(num "$score")" "$(num "$max_score")" "$(csv_field "$comment")" >> "$scores"
+  fb=$feedback/$student.md
+  { printf '# Feedback for %s\n\nScore: %s of %s (a lesson counts when it compiled, passed every test case and had no finding).\n\n' \
+      "$(md_field "$student")" "$(num "$score")" "$(num "$max_score")"
+    printf '%s\n' "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding |" "| --- | --- | --- | --- | --- |"
+    printf '%s' "$rows"
+    [ -n "$missing" ] && printf '\nNot submitted:%s\n' "$missing"
+  } > "$fb"
+}
+
+# write_gradebook CELLS OUTDIR: writes OUTDIR/gradebook.csv and .md, OUTDIR/scores.csv and
+# OUTDIR/feedback/; returns 0 if every cell passed.
 write_gradebook() {
-  local cells=$1 outdir=$2 csv md f key value failed=0 ncells=0 npassed=0
-  local student lesson compiled passed total finding
-  csv=$outdir/gradebook.csv md=$outdir/gradebook.md
+  local cells=$1 outdir=$2 csv md f key value failed=0 ncells=0 npassed=0 nungraded=0 d ok
+  local student lesson compiled passed total finding scores feedback slice why
+  local cur="" cur_score=0 cur_passed="" cur_failed="" cur_rows=""
+  csv=$outdir/gradebook.csv md=$outdir/gradebook.md scores=$outdir/scores.csv feedback=$outdir/feedback
   mkdir -p -- "$outdir" || return 1
+  rm -rf -- "$feedback"; mkdir -p -- "$feedback" || return 1
+  max_score=0
+  for l in "${lessons[@]}"; do max_score=$(awk -v a="$max_score" -v b="$(lesson_weight "$l")" 'BEGIN { print a + b }'); done
   printf '%s\n' "student,lesson,compiled,checks passed,checks total,first failure or sanitizer finding" > "$csv"
   printf '%s\n' "| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding |" \
                 "| --- | --- | --- | --- | --- | --- |" > "$md"
-  for f in "$cells"/*/result.txt; do
+  printf '%s\n' "student,score,max score,comment" > "$scores"
+  for d in "$cells"/*/; do
+    f=$d/result.txt
+    [ -f "$f" ] || f=$d/identity.txt
     [ -f "$f" ] || continue
-    student="" lesson="" compiled="" passed="" total="" finding=""
+    student="" lesson="" compiled="" passed="" total="" finding="" slice=""
     while IFS= read -r line || [ -n "$line" ]; do
       key=${line%%=*} value=${line#*=}
       case $key in
         student) student=$value ;; lesson) lesson=$value ;; compiled) compiled=$value ;;
-        passed) passed=$value ;; total) total=$value ;; finding) finding=$value ;;
+        passed) passed=$value ;; total) total=$value ;; finding) finding=$value ;; slice) slice=$value ;;
       esac
     done < "$f"
-    ncells=$((ncells + 1))
+    if [ ! -f "$d/result.txt" ]; then  # a Slurm task that ended early left its reason in .slice-K.why
+      compiled=- nungraded=$((nungraded + 1)) why=""
+      [ -n "$slice" ] && [ -f "$cells/.slice-$slice.why" ] && why=$(head -c 400 "$cells/.slice-$slice.why" | tr '\n' ' ')
+      finding="not graded: ${why:-no result: its run was interrupted, or its Slurm task was lost}; grade again with --resume"
+    fi
+    ncells=$((ncells + 1)) ok=0
     if [ "$compiled" = yes ] && [[ $total =~ ^[0-9]+$ ]] && [ "$total" -gt 0 ] && [ "$passed" = "$total" ] &&
        [ -z "$finding" ]; then
-      npassed=$((npassed + 1))
+      npassed=$((npassed + 1)) ok=1
     else
       failed=1
       [ -n "$finding" ] || finding="${passed:-0} of ${total:-0} test cases passed"  # never a blank failure
+    fi
+    if [ "$student" != "$cur" ] && [ $ncells -gt 1 ]; then
+      write_student "$cur" "$cur_score" "$cur_passed" "$cur_failed" "$cur_rows"
+      cur_score=0 cur_passed="" cur_failed="" cur_rows=""
+    fi
+    cur=$student
+    if is_lesson "$lesson"; then
+      if [ $ok -eq 1 ]; then
+        cur_score=$(awk -v a="$cur_score" -v b="$(lesson_weight "$lesson")" 'BEGIN { print a + b }'); cur_passed="$cur_passed $lesson"
+      else cur_failed="$cur_failed $lesson"; fi
     fi
     local field sep=""
     for field in "$student" "$lesson" "$compiled" "$passed" "$total" "$finding"; do
@@ -116,8 +196,13 @@ write_gradebook() {
       printf ' %s |' "$(md_field "$field")" >> "$md"
     done
     printf '\n' >> "$md"
+    cur_rows="$cur_rows|"
+    for field in "$lesson" "$compiled" "$passed" "$total" "$finding"; do cur_rows="$cur_rows $(md_field "$field") |"; done
+    cur_rows="$cur_rows"$'\n'
   done
+  [ $ncells -gt 0 ] && write_student "$cur" "$cur_score" "$cur_passed" "$cur_failed" "$cur_rows"
   printf '\n%d cells: %d passed, %d did not.\n' "$ncells" "$npassed" "$((ncells - npassed))" >> "$md"
+  [ $nungraded -gt 0 ] && printf '%d of them were never graded (no result); grade again with --resume.\n' "$nungraded" >> "$md"
   [ -f "$cells/run-info.txt" ] && { printf '\n'; cat -- "$cells/run-info.txt"; } >> "$md"  # sandbox, seed
   [ "$ncells" -gt 0 ] || { echo "$me: no cell results (*/result.txt) in $cells" >&2; return 1; }
   return $failed
@@ -125,30 +210,45 @@ write_gradebook() {
 
 # ================================================================= command line
 submissions="" out="" timeout_s=60 sanitize=0 sanitize_timeout=600 arch="" jobs="" from=""
-seed="" hidden="" no_sandbox=0 host_only=0
+seed="" hidden="" no_sandbox=0 host_only=0 resume=0 weights_file="" gpus_arg="" slice=""
+slurm=0 partition="" account="" gpus_per_task=1 tasks="" submit=0
 scratch_mib=256 file_mib=1024 output_kib=1024 procs=64
-cmake_defs=()
+cmake_defs=() passed_on=()  # passed_on: the options a Slurm task repeats
 while [ $# -gt 0 ]; do
   case $1 in
     --out) [ $# -ge 2 ] || usage_error "--out needs a folder"; out=$2; shift 2 ;;
-    --timeout) is_uint "${2-}" || usage_error "--timeout needs a whole number of seconds > 0"; timeout_s=$2; shift 2 ;;
-    --sanitize) sanitize=1; shift ;;
+    --timeout) is_uint "${2-}" || usage_error "--timeout needs a whole number of seconds > 0"; timeout_s=$2; passed_on+=("$1" "$2"); shift 2 ;;
+    --sanitize) sanitize=1; passed_on+=("$1"); shift ;;
     --sanitize-timeout) is_uint "${2-}" || usage_error "--sanitize-timeout needs a whole number of seconds > 0"
-                        sanitize_timeout=$2; shift 2 ;;
+                        sanitize_timeout=$2; passed_on+=("$1" "$2"); shift 2 ;;
     --seed) [[ ${2-} =~ ^[0-9]{1,10}$ ]] && [ "$2" -le 4294967295 ] || usage_error "--seed needs a whole number from 0 to 4294967295"
             seed=$2; shift 2 ;;
     --hidden-shapes) [ -f "${2-}" ] && [ -r "$2" ] || usage_error "--hidden-shapes needs a readable file"
-                     hidden=$(cd -- "$(dirname -- "$2")" && pwd -P)/$(basename -- "$2"); shift 2 ;;
-    --arch) [ -n "${2-}" ] || usage_error "--arch needs a list, e.g. 90 or 80;90"; arch=$2; shift 2 ;;
-    --jobs) is_uint "${2-}" || usage_error "--jobs needs a number > 0"; jobs=$2; shift 2 ;;
-    --no-sandbox) no_sandbox=1; shift ;;
-    --host-only) host_only=1; shift ;;
-    --scratch-mib) is_uint "${2-}" || usage_error "--scratch-mib needs a number > 0"; scratch_mib=$2; shift 2 ;;
-    --file-mib) is_uint "${2-}" || usage_error "--file-mib needs a number > 0"; file_mib=$2; shift 2 ;;
-    --output-kib) is_uint "${2-}" || usage_error "--output-kib needs a number > 0"; output_kib=$2; shift 2 ;;
-    --procs) is_uint "${2-}" || usage_error "--procs needs a number > 0"; procs=$2; shift 2 ;;
+                     hidden=$(cd -- "$(dirname -- "$2")" && pwd -P)/$(basename -- "$2"); passed_on+=("$1" "$hidden"); shift 2 ;;
+    --arch) [ -n "${2-}" ] || usage_error "--arch needs a list, e.g. 90 or 80;90"; arch=$2; passed_on+=("$1" "$2"); shift 2 ;;
+    --jobs) is_uint "${2-}" || usage_error "--jobs needs a number > 0"; jobs=$2; passed_on+=("$1" "$2"); shift 2 ;;
+    --no-sandbox) no_sandbox=1; passed_on+=("$1"); shift ;;
+    --host-only) host_only=1; passed_on+=("$1"); shift ;;
+    --scratch-mib) is_uint "${2-}" || usage_error "--scratch-mib needs a number > 0"; scratch_mib=$2; passed_on+=("$1" "$2"); shift 2 ;;
+    --file-mib) is_uint "${2-}" || usage_error "--file-mib needs a number > 0"; file_mib=$2; passed_on+=("$1" "$2"); shift 2 ;;
+    --output-kib) is_uint "${2-}" || usage_error "--output-kib needs a number > 0"; output_kib=$2; passed_on+=("$1" "$2"); shift 2 ;;
+    --procs) is_uint "${2-}" || usage_error "--procs needs a number > 0"; procs=$2; passed_on+=("$1" "$2"); shift 2 ;;
     --gradebook-from) [ -n "${2-}" ] || usage_error "--gradebook-from needs a folder"; from=$2; shift 2 ;;
-    -D?*) cmake_defs+=("$1"); shift ;;
+    --resume) resume=1; shift ;;
+    --weights) [ -f "${2-}" ] && [ -r "$2" ] || usage_error "--weights needs a readable file (lines 'NN_name weight')"
+               weights_file=$(cd -- "$(dirname -- "$2")" && pwd -P)/$(basename -- "$2"); shift 2 ;;
+    --gpus) [[ ${2-} == all || ${2-} =~ ^[0-9]+(,[0-9]+)*$ ]] || usage_error "--gpus needs 'all' or GPU indexes like 0,1,3"
+            gpus_arg=$2; shift 2 ;;
+    --slice) [[ ${2-} =~ ^([0-9]+)/([0-9]+)$ ]] && [ "${BASH_REMATCH[2]}" -gt 0 ] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] ||
+               usage_error "--slice needs K/N with 0 <= K < N"
+             slice=$2; shift 2 ;;
+    --slurm) slurm=1; shift ;;
+    --partition) [ -n "${2-}" ] || usage_error "--partition needs a name"; partition=$2; shift 2 ;;
+    --account) [ -n "${2-}" ] || usage_error "--account needs a name"; account=$2; shift 2 ;;
+    --gpus-per-task) [[ ${2-} =~ ^[0-9]+$ ]] || usage_error "--gpus-per-task needs a number (0: ask Slurm for no GPU)"; gpus_per_task=$2; shift 2 ;;
+    --tasks) is_uint "${2-}" || usage_error "--tasks needs a number > 0"; tasks=$2; shift 2 ;;
+    --submit) submit=1; shift ;;
+    -D?*) cmake_defs+=("$1"); passed_on+=("$1"); shift ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; [ $# -le 1 ] || usage_error "one SUBMISSIONS folder, not $#"; [ $# -eq 0 ] || submissions=$1; shift $# ;;
     -*) usage_error "unknown option '$1'" ;;
@@ -157,6 +257,23 @@ while [ $# -gt 0 ]; do
   esac
 done
 out=$(abs_path "${out:-$repo/build-grade}")
+if [ $slurm -eq 0 ]; then
+  [ -z "$partition$account$tasks" ] && [ $submit -eq 0 ] && [ "$gpus_per_task" -eq 1 ] ||
+    usage_error "--partition, --account, --gpus-per-task, --tasks and --submit go with --slurm"
+else
+  [ -z "$slice" ] && [ -z "$gpus_arg" ] || usage_error "--slurm chooses --slice and --gpus itself"
+  [ $resume -eq 0 ] || usage_error "--slurm always resumes (its tasks grade only cells without a result): leave out --resume"
+fi
+[ -z "$slice" ] || [ $resume -eq 1 ] || usage_error "--slice grades a slice of a plan made before (by --slurm): add --resume"
+
+lessons=()
+for d in "$repo"/lessons/[0-9][0-9]_*/; do
+  [ -f "$d/check.cu" ] && lessons+=("$(basename -- "$d")")
+done
+lesson_list=$(IFS=,; echo "${lessons[*]}"); lesson_list=${lesson_list//,/, }
+is_lesson() { local l; for l in "${lessons[@]}"; do [ "$l" = "$1" ] && return 0; done; return 1; }
+declare -A weights=()
+[ -z "$weights_file" ] || read_weights "$weights_file"
 
 if [ -n "$from" ]; then
   [ -z "$submissions" ] || usage_error "--gradebook-from grades nothing: give no SUBMISSIONS"
@@ -173,15 +290,34 @@ submissions=$(cd -- "$submissions" && pwd -P)
 # ================================================================= a GPU, before building anything
 # The first look is nvidia-smi; after common/ is built, the course's own test (the check of
 # common/ with COURSE_REQUIRE_GPU=1, which asks the CUDA runtime and runs a probe kernel) decides.
-if [ $host_only -eq 0 ]; then
+if [ $host_only -eq 0 ] && [ $slurm -eq 0 ]; then
   if ! command -v nvidia-smi > /dev/null 2>&1; then
-    echo "$me: no usable GPU: nvidia-smi not found; grading runs the GPU checks, so run it on a machine with an NVIDIA GPU (nothing graded)" >&2
-    exit 3
+    die 3 "no usable GPU: nvidia-smi not found; grading runs the GPU checks, so run it on a machine with an NVIDIA GPU (nothing graded)"
   fi
   if ! smi=$(nvidia-smi -L 2>&1) || ! grep -q '^GPU [0-9]' <<< "$smi"; then
-    echo "$me: no usable GPU: nvidia-smi -L says '$(head -n 1 <<< "$smi")'; grading runs the GPU checks, so run it on a machine with an NVIDIA GPU (nothing graded)" >&2
-    exit 3
+    die 3 "no usable GPU: nvidia-smi -L says '$(head -n 1 <<< "$smi")'; grading runs the GPU checks, so run it on a machine with an NVIDIA GPU (nothing graded)"
   fi
+fi
+# --gpus: one worker per GPU, each with the GPU's index, UUID (what CUDA_VISIBLE_DEVICES names in
+# its cells) and minor number (its /dev/nvidiaN, the one device node of a GPU its sandbox gets).
+# "all" is the GPUs in CUDA_VISIBLE_DEVICES when that is set (what Slurm gives a job), else every
+# GPU nvidia-smi lists. (The test of this plumbing without a GPU puts a stand-in nvidia-smi on
+# PATH: tests/grading/test_gpus.sh; it checks where cells ran, never a GPU result.)
+gpu_index=() gpu_uuid=() gpu_minor=()
+if [ -n "$gpus_arg" ]; then
+  listed=$(nvidia-smi --query-gpu=index,uuid,minor_number --format=csv,noheader 2> /dev/null | tr -d ' ') ||
+    die 3 "--gpus: nvidia-smi cannot list the GPUs (nothing graded)"
+  if [ "$gpus_arg" = all ]; then
+    if [ -n "${CUDA_VISIBLE_DEVICES-}" ]; then want=${CUDA_VISIBLE_DEVICES//,/ }; else want=$(cut -d, -f1 <<< "$listed"); fi
+  else want=${gpus_arg//,/ }; fi
+  for g in $want; do
+    line=$(awk -F, -v g="$g" '$1 == g || $2 == g' <<< "$listed" | head -n 1)
+    [ -n "$line" ] || usage_error "--gpus: no GPU '$g' (nvidia-smi lists: $(cut -d, -f1 <<< "$listed" | tr '\n' ' '))"
+    IFS=, read -r i u m <<< "$line"
+    for k in ${gpu_index[@]+"${!gpu_index[@]}"}; do [ "${gpu_index[$k]}" != "$i" ] || usage_error "--gpus: GPU $i given twice"; done
+    gpu_index+=("$i") gpu_uuid+=("$u") gpu_minor+=("$m")
+  done
+  [ ${#gpu_index[@]} -gt 0 ] || usage_error "--gpus: no GPU to grade on"
 fi
 
 # ================================================================= the sandbox, before building anything
@@ -197,45 +333,41 @@ if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ] && command -v flock > /dev/null; 
     exec {slot_fd}> "/tmp/.course-grade-slot-$slot.lock" && flock -n "$slot_fd" && { uid_base=$((100000 + 10000 * slot)); break; }
     exec {slot_fd}>&-; slot_fd=""
   done
-  if [ -z "${slot_fd-}" ]; then echo "$me: ten grade.sh runs are already going on this machine; wait for one to end" >&2; exit 1; fi
+  if [ -z "${slot_fd-}" ]; then die 1 "ten grade.sh runs are already going on this machine; wait for one to end"; fi
 fi
 sandbox_version="none"
-if [ $no_sandbox -eq 0 ]; then
+if [ $no_sandbox -eq 0 ] && [ $slurm -eq 0 ]; then
   if ! command -v bwrap > /dev/null 2>&1; then
-    echo "$me: no sandbox: bubblewrap (bwrap) not found; install it (Debian/Ubuntu: apt install bubblewrap), or grade without one with --no-sandbox (nothing graded)" >&2
-    exit 3
+    die 3 "no sandbox: bubblewrap (bwrap) not found; install it (Debian/Ubuntu: apt install bubblewrap), or grade without one with --no-sandbox (nothing graded)"
   fi
   if [ $as_root -eq 1 ] && ! command -v setpriv > /dev/null 2>&1; then
-    echo "$me: no sandbox: setpriv (util-linux) not found, needed to run cells as users of their own (nothing graded)" >&2
-    exit 3
+    die 3 "no sandbox: setpriv (util-linux) not found, needed to run cells as users of their own (nothing graded)"
   fi
   probe_pre=(); [ $as_root -eq 1 ] && probe_pre=(setpriv --reuid="$uid_base" --regid="$uid_base" --clear-groups)
   if ! why=$("${probe_pre[@]}" bwrap --unshare-all --die-with-parent --ro-bind / / --proc /proc --dev /dev true 2>&1); then
-    echo "$me: no sandbox: bubblewrap cannot create its namespaces here ($(head -n 1 <<< "$why")); user namespaces may be off (sysctl kernel.unprivileged_userns_clone, AppArmor, a container), or grade without one with --no-sandbox (nothing graded)" >&2
-    exit 3
+    die 3 "no sandbox: bubblewrap cannot create its namespaces here ($(head -n 1 <<< "$why")); user namespaces may be off (sysctl kernel.unprivileged_userns_clone, AppArmor, a container), or grade without one with --no-sandbox (nothing graded)"
   fi
   sandbox_version=$(bwrap --version 2>/dev/null | head -n 1)
 fi
 for tool in cmake timeout prlimit; do
-  command -v "$tool" > /dev/null || { echo "$me: '$tool' not found" >&2; exit 1; }
+  [ $slurm -eq 0 ] || break
+  command -v "$tool" > /dev/null || { die 1 "'$tool' not found"; }
 done
 if [ $sanitize -eq 1 ] && ! command -v compute-sanitizer > /dev/null; then
-  echo "$me: --sanitize needs compute-sanitizer (part of the CUDA toolkit) on PATH" >&2; exit 1
+  die 1 "--sanitize needs compute-sanitizer (part of the CUDA toolkit) on PATH"
 fi
 if [ -z "$jobs" ]; then
   jobs=$(( $(nproc 2> /dev/null || echo 2) / 2 )); [ "$jobs" -ge 1 ] || jobs=1
 fi
-[ -n "$seed" ] || seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 
 # ================================================================= the cells
-lessons=()
-for d in "$repo"/lessons/[0-9][0-9]_*/; do
-  [ -f "$d/check.cu" ] && lessons+=("$(basename -- "$d")")
-done
-lesson_list=$(IFS=,; echo "${lessons[*]}"); lesson_list=${lesson_list//,/, }
-is_lesson() { local l; for l in "${lessons[@]}"; do [ "$l" = "$1" ] && return 0; done; return 1; }
 clean() { local s=$1; printf '%s' "${s//[[:cntrl:]]/ }"; }  # one line per value in result.txt
 
+# The plan: every cell gets a folder, numbered in the order of the students' and lessons' names,
+# with identity.txt; the same SUBMISSIONS always gives the same numbers, so that --resume (and a
+# Slurm task, which grades one slice of the students) finds its cells again. The seed and the
+# options that change a grade are kept in the cells folder: every cell of one gradebook is graded
+# with the same ones.
 cells_dir=$out/cells
 marker=$cells_dir/.made-by-grade.sh  # so that a second run deletes only what a first one made
 if [ -e "$cells_dir" ] && [ ! -f "$marker" ]; then
@@ -243,33 +375,74 @@ if [ -e "$cells_dir" ] && [ ! -f "$marker" ]; then
 fi
 case "$out/" in "$submissions/"*) usage_error "--out must not be inside SUBMISSIONS (a sandbox would see it)" ;; esac
 case "$submissions/" in "$out/"*) usage_error "SUBMISSIONS must not be inside --out" ;; esac
-rm -rf -- "$cells_dir" "$out/gradebook.csv" "$out/gradebook.md" "$out/course-view"
-mkdir -p -- "$cells_dir" && : > "$marker" || exit 1
-chmod 755 "$out" "$cells_dir"
-if [ $no_sandbox -eq 0 ] && [ $as_root -eq 1 ] && ! setpriv --reuid="$uid_base" --regid="$uid_base" --clear-groups test -x "$cells_dir"; then
-  echo "$me: no sandbox: a cell could not reach $out (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" >&2
-  exit 3
+options="submissions=$submissions host_only=$host_only sanitize=$sanitize timeout=$timeout_s sanitize_timeout=$sanitize_timeout no_sandbox=$no_sandbox hidden=${hidden:+$(cksum < "$hidden" | cut -d' ' -f1)}"
+if [ $resume -eq 1 ] || { [ $slurm -eq 1 ] && [ -f "$marker" ]; }; then  # keep what is there
+  [ -f "$marker" ] || usage_error "--resume: nothing to resume in $out (no cells folder made by $me)"
+  stored=$(cat -- "$cells_dir/seed" 2> /dev/null) || usage_error "--resume: $cells_dir/seed is missing; grade into a new --out"
+  [ -z "$seed" ] || [ "$seed" = "$stored" ] || usage_error "--resume: this gradebook was graded with --seed $stored, not $seed"
+  seed=$stored
+  [ "$(cat -- "$cells_dir/options" 2> /dev/null)" = "$options" ] ||
+    usage_error "--resume: the options that change a grade differ from the first run's ($(cat -- "$cells_dir/options" 2> /dev/null)); resume with the same ones, or grade into a new --out"
+  fresh=0
+else
+  rm -rf -- "$cells_dir" "$out/gradebook.csv" "$out/gradebook.md" "$out/scores.csv" "$out/feedback" "$out/course-view" "$out/progress.log"
+  mkdir -p -- "$cells_dir" && : > "$marker" || exit 1
+  [ -n "$seed" ] || seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+  printf '%s\n' "$seed" > "$cells_dir/seed" && printf '%s\n' "$options" > "$cells_dir/options" || exit 1
+  fresh=1
 fi
-ncell=0
+chmod 755 "$out" "$cells_dir"
+if [ $slurm -eq 0 ] && [ $no_sandbox -eq 0 ] && [ $as_root -eq 1 ] && ! setpriv --reuid="$uid_base" --regid="$uid_base" --clear-groups test -x "$cells_dir"; then
+  die 3 "no sandbox: a cell could not reach $out (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)"
+fi
+slice_k=""; slice_n=""
+[ -z "$slice" ] || { slice_k=${slice%/*}; slice_n=${slice#*/}; rm -f -- "$cells_dir/.slice-$slice_k.why"; }
+nstudents=0
+if [ $slurm -eq 1 ] && [ -z "$tasks" ]; then  # one Slurm task per 20 students
+  for sdir in "$submissions"/*; do [ -e "$sdir" ] && nstudents=$((nstudents + 1)); done
+  tasks=$(( (nstudents + 19) / 20 )); [ "$tasks" -ge 1 ] || tasks=1
+  nstudents=0
+fi
+[ $slurm -eq 1 ] && slice_n=$tasks
+ncell=0 nskipped=0
 cell_dirs=() cell_sources=() cell_lessons=()
-new_cell() {  # new_cell STUDENT LESSON [SOURCE]: a cell folder, with result.txt when there is nothing to build
+# new_cell STUDENT LESSON [SOURCE]: the next cell folder; with SOURCE, a cell to build and run
+# (unless it is another slice's, or --resume finds its result). Sets last_cell ("" when the cell
+# is not this run's to write).
+new_cell() {
   ncell=$((ncell + 1))
-  local dir; dir=$cells_dir/$(printf '%04d' "$ncell")
-  mkdir -p -- "$dir"
-  printf 'student=%s\nlesson=%s\n' "$(clean "$1")" "$(clean "$2")" > "$dir/identity.txt"
-  if [ $# -ge 3 ]; then
-    cell_dirs+=("$dir") cell_sources+=("$3") cell_lessons+=("$2")
+  local dir id; dir=$cells_dir/$(printf '%04d' "$ncell")
+  id=$(printf 'student=%s\nlesson=%s' "$(clean "$1")" "$(clean "$2")")
+  if [ -f "$dir/identity.txt" ]; then
+    [ "$(head -n 2 -- "$dir/identity.txt")" = "$id" ] ||
+      usage_error "--resume: SUBMISSIONS changed since the first run (cell $(basename -- "$dir") was '$(head -n 2 -- "$dir/identity.txt" | cut -d= -f2- | tr '\n' '/')', now '$1/$2'); grade into a new --out"
+  else
+    [ -z "$slice_n" ] || id="$id"$'\n'"slice=$(( (nstudents - 1) % slice_n ))"
+    mkdir -p -- "$dir" && printf '%s\n' "$id" > "$dir/.identity.tmp" &&
+      mv -f -- "$dir/.identity.tmp" "$dir/identity.txt"
   fi
   last_cell=$dir
+  if [ -n "$slice_k" ] && [ $(( (nstudents - 1) % slice_n )) -ne "$slice_k" ]; then last_cell=""; return; fi
+  [ $slurm -eq 1 ] && { [ $# -ge 3 ] || last_cell=""; return; }  # the plan only: the tasks grade
+  if [ -f "$dir/result.txt" ] && ! grep -q '^finding=not graded: ' "$dir/result.txt"; then
+    nskipped=$((nskipped + 1)); last_cell=""; return  # graded before (--resume)
+  fi
+  if [ $# -ge 3 ]; then
+    rm -rf -- "$dir/box" "$dir/result.txt"
+    cell_dirs+=("$dir") cell_sources+=("$3") cell_lessons+=("$2")
+  fi
 }
-finish_cell() {  # finish_cell DIR COMPILED PASSED TOTAL FINDING
+finish_cell() {  # finish_cell DIR COMPILED PASSED TOTAL FINDING: result.txt, whole or not at all
+  [ -n "$1" ] || return 0
   { cat -- "$1/identity.txt"
-    printf 'compiled=%s\npassed=%s\ntotal=%s\nfinding=%s\n' "$2" "$3" "$4" "$(clean "$5")"; } > "$1/result.txt"
+    printf 'compiled=%s\npassed=%s\ntotal=%s\nfinding=%s\n' "$2" "$3" "$4" "$(clean "$5")"; } > "$1/.result.tmp" &&
+    mv -f -- "$1/.result.tmp" "$1/result.txt"
 }
 
 shopt -s nullglob
 for sdir in "$submissions"/*; do
   student=$(basename -- "$sdir")
+  nstudents=$((nstudents + 1))
   if [ ! -d "$sdir" ]; then
     new_cell "$student" ""; finish_cell "$last_cell" - "" "" "not a student folder (a file at the top of SUBMISSIONS)"
     continue
@@ -297,13 +470,71 @@ shopt -u nullglob
 if [ $ncell -eq 0 ]; then
   echo "$me: '$submissions' holds no student folders" >&2; exit 2
 fi
-echo "$me: $ncell cells (${#cell_dirs[@]} to build) from $submissions; everything goes to $out"
-{ if [ $no_sandbox -eq 1 ]; then echo "Graded WITHOUT a sandbox (--no-sandbox): every submission could read and write what the instructor can."
+[ -z "$slice_n" ] || [ "$slice_n" -le "$nstudents" ] || [ $slurm -eq 0 ] || tasks=$nstudents slice_n=$nstudents
+
+# ================================================================= --slurm: write the job scripts
+# A job array (task K grades the students K, K + N, K + 2N, ... into the shared cells folder, with
+# --resume --slice K/N, on the GPUs Slurm gives it) and a gradebook job that runs after the whole
+# array, however its tasks ended (afterany): a cell without a result gets a row that says why.
+if [ $slurm -eq 1 ]; then
+  sdir=$out/slurm; mkdir -p -- "$sdir" || exit 1
+  q() { printf '%q' "$1"; }
+  task_args=("$submissions" --out "$out" --resume --seed "$seed" ${passed_on[@]+"${passed_on[@]}"})
+  [ "$gpus_per_task" -gt 1 ] && task_args+=(--gpus all)
+  header() {  # header NAME: the #SBATCH lines both jobs share
+    printf '#!/bin/bash\n# Written by grade.sh --slurm; submit both jobs with: sh %s\n' "$(q "$sdir/submit.sh")"
+    printf '#SBATCH --job-name=%s\n#SBATCH --ntasks=1\n' "$1"
+    [ -n "$partition" ] && printf '#SBATCH --partition=%s\n' "$partition"
+    [ -n "$account" ] && printf '#SBATCH --account=%s\n' "$account"
+    return 0
+  }
+  { header grade-cells
+    printf '#SBATCH --array=0-%d\n#SBATCH --output=%s/task-%%a.log\n' $((tasks - 1)) "$sdir"
+    [ "$gpus_per_task" -gt 0 ] && printf '#SBATCH --gpus-per-task=%d\n' "$gpus_per_task"
+    printf '# exit 0 and 1 (a cell did not pass) are a finished task; anything else is a failed one\n'
+    printf '%s' "$(q "$repo/scripts/grade.sh")"; for a in "${task_args[@]}"; do printf ' %s' "$(q "$a")"; done
+    printf ' --slice "$SLURM_ARRAY_TASK_ID/%d"\nrc=$?; [ $rc -le 1 ] || exit $rc\n' "$tasks"
+  } > "$sdir/grade-array.sbatch"
+  { header grade-gradebook
+    printf '#SBATCH --output=%s/gradebook.log\n' "$sdir"
+    printf '%s --gradebook-from %s --out %s' "$(q "$repo/scripts/grade.sh")" "$(q "$cells_dir")" "$(q "$out")"
+    [ -n "$weights_file" ] && printf ' --weights %s' "$(q "$weights_file")"
+    printf '\nrc=$?; [ $rc -le 1 ] || exit $rc\n'
+  } > "$sdir/gradebook.sbatch"
+  { printf '#!/bin/sh\n# Submits the grading array, then the gradebook job that waits for all of it.\nset -e\n'
+    printf 'array=$(sbatch --parsable %s)\narray=${array%%%%;*}\n' "$(q "$sdir/grade-array.sbatch")"
+    printf 'book=$(sbatch --parsable --dependency=afterany:$array %s)\nbook=${book%%%%;*}\n' "$(q "$sdir/gradebook.sbatch")"
+    printf 'echo "submitted: grading job array $array (%d tasks), then gradebook job $book; the gradebook will be in %s"\n' "$tasks" "$(q "$out")/gradebook.md"
+  } > "$sdir/submit.sh"
+  echo "Inputs drawn with --seed $seed${hidden:+, with hidden shapes}." > "$cells_dir/run-info.txt"
+  [ $host_only -eq 1 ] && echo "Host test cases only (--host-only): no GPU check was run." >> "$cells_dir/run-info.txt"
+  echo "Graded on a Slurm cluster: $tasks tasks; their logs are in $sdir." >> "$cells_dir/run-info.txt"
+  echo "$me: $ncell cells of $nstudents students, in $tasks Slurm tasks: wrote $sdir/grade-array.sbatch, $sdir/gradebook.sbatch and $sdir/submit.sh"
+  if [ $submit -eq 1 ]; then
+    command -v sbatch > /dev/null || die 1 "--submit: sbatch not found (submit later with: sh $sdir/submit.sh)"
+    sh "$sdir/submit.sh" || die 1 "--submit: sbatch refused the jobs (see above)"
+  else
+    echo "$me: submit them with: sh $(q "$sdir/submit.sh")"
+  fi
+  exit 0
+fi
+
+echo "$me: $ncell cells (${#cell_dirs[@]} to build$([ $nskipped -eq 0 ] || echo ", $nskipped graded before")) from $submissions; everything goes to $out"
+{ if [ $fresh -eq 0 ]; then echo "Resumed on $(hostname)${slice:+ as Slurm task $slice}: ${#cell_dirs[@]} cells graded in that run."; fi
+  if [ $no_sandbox -eq 1 ]; then echo "Graded WITHOUT a sandbox (--no-sandbox): every submission could read and write what the instructor can."
   else echo "Graded in a sandbox ($sandbox_version); limits: ${timeout_s} s, $procs processes, files $file_mib MiB, scratch $scratch_mib MiB, output $output_kib KiB."; fi
-  echo "Inputs drawn with --seed $seed${hidden:+, with hidden shapes}${host_only:+}."
-  [ $host_only -eq 1 ] && echo "Host test cases only (--host-only): no GPU check was run."
+  [ $fresh -eq 1 ] && echo "Inputs drawn with --seed $seed${hidden:+, with hidden shapes}."
+  [ $fresh -eq 1 ] && [ $host_only -eq 1 ] && echo "Host test cases only (--host-only): no GPU check was run."
   [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ] && echo "Cells ran as user ids $((uid_base + 1)) to $((uid_base + ncell))."
-} > "$cells_dir/run-info.txt"
+} >> "$cells_dir/run-info.txt"
+
+if [ ${#cell_dirs[@]} -eq 0 ]; then  # --resume found every cell graded
+  echo "$me: no cell left to grade"
+  [ -z "$slice" ] || exit 0
+  write_gradebook "$cells_dir" "$out"; status=$?
+  cat -- "$out/gradebook.md"
+  exit $status
+fi
 
 # ================================================================= interruption
 # Every cell's processes belong to a user of their own (as root) and to a PID namespace that
@@ -311,8 +542,11 @@ echo "$me: $ncell cells (${#cell_dirs[@]} to build) from $submissions; everythin
 on_signal() {
   local pid
   for pid in $(jobs -p); do kill -TERM "$pid" 2> /dev/null; done
-  [ $as_root -eq 1 ] && [ -n "${cell_uid-}" ] && pkill -KILL -u "$cell_uid" 2> /dev/null
-  echo "$me: interrupted; partial results in $cells_dir" >&2
+  if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ]; then  # every process of this run's cells' users
+    ps -eo uid=,pid= | awk -v lo=$((uid_base + 1)) -v hi=$((uid_base + 9999)) '$1 >= lo && $1 <= hi { print $2 }' |
+      xargs -r kill -KILL 2> /dev/null
+  fi
+  echo "$me: interrupted; the cells graded so far are kept: grade the rest with the same command and --resume" >&2
   exit 130
 }
 trap on_signal INT TERM
@@ -324,49 +558,49 @@ config=(-DCMAKE_BUILD_TYPE=Release)
 command -v ninja > /dev/null && config+=(-G Ninja)
 [ -n "$arch" ] && config+=("-DCMAKE_CUDA_ARCHITECTURES=$arch")
 config+=(${cmake_defs[@]+"${cmake_defs[@]}"})
-common=$out/common
+# A Slurm task builds its own copy (OUT/slice-K/), beside the other tasks on the shared filesystem.
+work=$out; [ -z "$slice_k" ] || work=$out/slice-$slice_k
+common=$work/common
 judge_targets=(course_common course_test_main common_check)  # and the checks of the lessons submitted
 for l in $(printf '%s\n' ${cell_lessons[@]+"${cell_lessons[@]}"} | sort -u); do judge_targets+=("${l}_check"); done
 echo "$me: building the course and its judges once (log: $common.log)"
 if ! { cmake -S "$repo" -B "$common" "${config[@]}" &&
        cmake --build "$common" --target course_common course_test_main common_check; } > "$common.log" 2>&1; then
   tail -n 20 "$common.log" >&2
-  echo "$me: could not build the course's common/ (see $common.log); nothing graded" >&2
-  exit 1
+  die 1 "could not build the course's common/ (see $common.log); nothing graded"
 fi
 if [ $host_only -eq 0 ]; then
   probe=$(COURSE_REQUIRE_GPU=1 "$common/common_check" --gpu 2>&1 < /dev/null); rc=$?
   if [ $rc -ne 0 ]; then
     reason=$(grep -m 1 'COURSE_REQUIRE_GPU is set but' <<< "$probe" | sed 's/^.*COURSE_REQUIRE_GPU is set but //; s/^no usable CUDA GPU: //')
     if [ -n "$reason" ]; then
-      echo "$me: no usable GPU: nvidia-smi lists one, but the CUDA runtime says $reason (nothing graded)" >&2; exit 3
+      die 3 "no usable GPU: nvidia-smi lists one, but the CUDA runtime says $reason (nothing graded)"
     fi
     printf '%s\n' "$probe" | tail -n 5 >&2
-    echo "$me: the check of common/ failed on this GPU (exit $rc); nothing graded" >&2; exit 1
+    die 1 "the check of common/ failed on this GPU (exit $rc); nothing graded"
   fi
 fi
 
 if ! cmake --build "$common" --target "${judge_targets[@]}" >> "$common.log" 2>&1; then
   tail -n 20 "$common.log" >&2
-  echo "$me: could not build the course's checks, the judges (see $common.log); nothing graded" >&2
-  exit 1
+  die 1 "could not build the course's checks, the judges (see $common.log); nothing graded"
 fi
 
 # The two libraries a cell links, apart from the judges (which hold the course's solutions, so no
 # sandbox may see them: a runner could run one in its place).
-prebuilt=$out/prebuilt
+prebuilt=$work/prebuilt
 mkdir -p "$prebuilt" && cp -- "$common"/libcourse_common.a "$common"/libcourse_test_main.a "$prebuilt/" || exit 1
 
 # What a sandbox sees of the course: the student pack's tree (no solutions, no grading), which
 # builds a lesson's check against any main.cu (-DCOURSE_GRADE_LESSON).
-view=$out/course-view
-if ! { cmake -DOUT="$out/course-view.tar.gz" -P "$repo/scripts/make_student_pack.cmake" &&
-       mkdir -p "$view" && tar -xzf "$out/course-view.tar.gz" -C "$view" --strip-components=1; } > "$out/course-view.log" 2>&1; then
-  cat "$out/course-view.log" >&2
-  echo "$me: could not make the course view for the sandbox (see $out/course-view.log); nothing graded" >&2
-  exit 1
+view=$work/course-view
+rm -rf -- "$view"
+if ! { cmake -DOUT="$work/course-view.tar.gz" -P "$repo/scripts/make_student_pack.cmake" &&
+       mkdir -p "$view" && tar -xzf "$work/course-view.tar.gz" -C "$view" --strip-components=1; } > "$work/course-view.log" 2>&1; then
+  cat "$work/course-view.log" >&2
+  die 1 "could not make the course view for the sandbox (see $work/course-view.log); nothing graded"
 fi
-rm -f -- "$out/course-view.tar.gz"
+rm -f -- "$work/course-view.tar.gz"
 chmod -R a+rX "$view" "$prebuilt"
 
 # ================================================================= the sandbox
@@ -404,7 +638,11 @@ sandboxed() {
     if [ -L "$d" ]; then sb+=(--symlink "$(readlink -- "$d")" "$d"); else sb+=(--ro-bind "$d" "$d"); fi
   done
   sb+=(--ro-bind /sys /sys --proc /proc --dev /dev)
-  for d in /dev/nvidia*; do [ -e "$d" ] && sb+=(--dev-bind "$d" "$d"); done
+  for d in /dev/nvidia*; do  # with --gpus: of the GPUs' own nodes (/dev/nvidiaN), the cell's GPU's alone
+    [ -e "$d" ] || continue
+    [ -n "${cell_gpu_minor-}" ] && [[ $d =~ ^/dev/nvidia[0-9]+$ ]] && [ "$d" != "/dev/nvidia$cell_gpu_minor" ] && continue
+    sb+=(--dev-bind "$d" "$d")
+  done
   sb+=(--size $((scratch_mib * 1024 * 1024)) --tmpfs /dev/shm --remount-ro /dev)
   sb+=(--size $((scratch_mib * 1024 * 1024)) --tmpfs /tmp)
   for d in "${hide[@]}"; do sb+=(--tmpfs "$d"); done
@@ -413,7 +651,11 @@ sandboxed() {
   if [ "$role" = compile ]; then sb+=(--bind "$box" "$box"); else sb+=(--ro-bind "$box" "$box"); fi
   [ -n "$hidden" ] && sb+=(--ro-bind "$hidden" /hidden-shapes.txt)
   for d in "${hide[@]}" /; do sb+=(--remount-ro "$d"); done  # writable: /tmp, /dev/shm (both capped) and a compiling BOX
-  for v in "${passenv[@]}"; do [ -n "${!v-}" ] && sb+=(--setenv "$v" "${!v}"); done
+  for v in "${passenv[@]}"; do
+    [ -n "${cell_gpu_uuid-}" ] && [ "$v" = CUDA_VISIBLE_DEVICES ] && continue
+    [ -n "${!v-}" ] && sb+=(--setenv "$v" "${!v}")
+  done
+  [ -n "${cell_gpu_uuid-}" ] && sb+=(--setenv CUDA_VISIBLE_DEVICES "$cell_gpu_uuid")
   sb+=(--setenv HOME /tmp --setenv TMPDIR /tmp --chdir /tmp)
   [ $host_only -eq 0 ] && sb+=(--setenv COURSE_REQUIRE_GPU 1)
   sb+=(--)
@@ -424,8 +666,7 @@ if [ $no_sandbox -eq 0 ]; then
   cell_uid=$uid_base
   sandboxed run "$prebuilt"
   if ! why=$("${sb[@]}" true 2>&1); then
-    echo "$me: no sandbox: a cell's sandbox cannot start ($(head -n 1 <<< "$why")); every folder above --out must be open to other users (chmod o+x), as a cell runs as a user of its own (nothing graded)" >&2
-    exit 3
+    die 3 "no sandbox: a cell's sandbox cannot start ($(head -n 1 <<< "$why")); every folder above --out must be open to other users (chmod o+x), as a cell runs as a user of its own (nothing graded)"
   fi
   sandbox_s=$(for k in 1 2 3; do t0=$(date +%s.%N); "${sb[@]}" true > /dev/null 2>&1; seconds_since "$t0"; echo; done | sort -n | sed -n 2p)
 fi
@@ -486,8 +727,10 @@ echo "$me: compiling ${#cell_dirs[@]} cells, $jobs at a time, each in its sandbo
 for i in "${!cell_dirs[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
   build_cell "${cell_dirs[$i]}" "${cell_sources[$i]}" "${cell_lessons[$i]}" &
+  [ -t 1 ] && printf '\r%s: compiling: %d of %d started ' "$me" $((i + 1)) ${#cell_dirs[@]}
 done
 wait
+[ -t 1 ] && echo
 
 # ================================================================= run and judge every cell
 # first_failure LOG: the first failing check of the judge's doctest log, as one line: its logged
@@ -532,9 +775,10 @@ run_finding() {  # run_finding NAME LIMIT DIR
   [ "$max_procs" -ge $((procs - 4)) ] && echo "$name hit the process limit ($procs processes)"
   return 0
 }
-gpu_in_use() {  # prints what holds the GPU (compute processes), nothing when it is free
+gpu_in_use() {  # prints what holds the GPU (compute processes), nothing when it is free; with --gpus, this worker's GPU
   [ $host_only -eq 1 ] && return 0
-  nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader 2> /dev/null | grep -v '^$' | head -n 3 | tr '\n' ' '
+  nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader 2> /dev/null |
+    grep -v '^$' | { if [ -n "${cell_gpu_uuid-}" ]; then grep -F "$cell_gpu_uuid"; else cat; fi; } | cut -d, -f2- | head -n 3 | tr '\n' ' '
 }
 wait_gpu_free() {  # up to 20 s
   local i busy
@@ -545,13 +789,12 @@ wait_gpu_free() {  # up to 20 s
 
 summary_re='test cases: *([0-9]+) \| *([0-9]+) passed \| *([0-9]+) failed'
 judge_re='^judge: ([0-9]+) value\(s\) missing from the submission.s run, ([0-9]+) inconsistent'
-stop_reason=""
-for i in "${!cell_dirs[@]}"; do
+# grade_cell I: runs and judges cell I (compiled before) and writes its result.txt. Returns 1,
+# with stop_reason set, when its worker must take no more cells (its GPU is not the grader's).
+grade_cell() {
+  local i=$1 dir lesson box label err brc cut check mode t0 t1 t2 run_rc judge_rc total passed missing inconsistent first
   dir=${cell_dirs[$i]} lesson=${cell_lessons[$i]} box=${cell_dirs[$i]}/box
   label="$(sed -n 's/^student=//p' "$dir/identity.txt") / $lesson"
-  if [ -n "$stop_reason" ]; then
-    finish_cell "$dir" - "" "" "not graded: $stop_reason"; continue
-  fi
   if [ "$(cat "$dir/compiled" 2> /dev/null)" != yes ]; then
     err=$(grep -a -m 1 -E ': (fatal )?error|CMake Error|nvcc fatal|^FAILED: ' "$dir/build.log" 2> /dev/null); err=${err//"$box/src/"/}
     brc=$(cat "$dir/build.rc" 2> /dev/null || echo "?")
@@ -565,12 +808,12 @@ for i in "${!cell_dirs[@]}"; do
     fi
     cut=$(cat "$dir/build.cut" 2> /dev/null || echo 0); [ "${cut:-0}" -gt 0 ] && add "compiler output over $output_kib KiB, cut"
     finish_cell "$dir" no "" "" "$finding"
-    echo "$me: $label: does not compile"
-    continue
+    progress "$label: does not compile"
+    return 0
   fi
-  if ! wait_gpu_free; then  # something outside the grader holds the GPU: grade nothing more
-    stop_reason="the GPU was in use by another program before this cell ($gpu_busy)"
-    finish_cell "$dir" - "" "" "not graded: $stop_reason"; continue
+  if ! wait_gpu_free; then  # something outside the grader holds the GPU: grade nothing more on it
+    stop_reason="the GPU${cell_gpu_index:+ $cell_gpu_index} was in use by another program before the cell of $label ($gpu_busy)"
+    return 1
   fi
   cell_uid=$(uid_of "$dir")
   check=$box/build/${lesson}_check
@@ -587,7 +830,7 @@ for i in "${!cell_dirs[@]}"; do
     stop_reason="the GPU was still in use after the cell of $label"
   fi
   # 2. the judge: the course's own check, outside the sandbox, judging the recorded values
-  ( cd -- "$dir" && COURSE_REQUIRE_GPU=$((1 - host_only)) exec timeout -k 5 $((timeout_s + 60)) \
+  ( cd -- "$dir" && COURSE_REQUIRE_GPU=$((1 - host_only)) exec env ${cell_gpu_uuid:+CUDA_VISIBLE_DEVICES="$cell_gpu_uuid"} timeout -k 5 $((timeout_s + 60)) \
       "$common/${lesson}_check" ${mode[@]+"${mode[@]}"} --judge "$dir/transcript.bin" --seed "$seed" \
       ${hidden:+--hidden-shapes "$hidden"} ) > "$dir/judge.log" 2>&1 < /dev/null
   judge_rc=$? t2=$(date +%s.%N)
@@ -653,8 +896,52 @@ for i in "${!cell_dirs[@]}"; do
     add "a process of this cell outlived it"; stop_reason="a process of the cell of $label outlived it"
   fi
   printf 'run_s=%s\njudge_s=%s\n' "$(seconds_since "$t0" "$t1")" "$(seconds_since "$t1" "$t2")" >> "$dir/timing.txt"
+  [ -n "$cell_gpu_index" ] && printf 'gpu=%s\n' "$cell_gpu_index" >> "$dir/timing.txt"
   finish_cell "$dir" yes "${passed:-0}" "$total" "$(shorten "$finding")"
-  echo "$me: $label: ${passed:-0} of ${total:-?} test cases passed${finding:+ — $finding}"
+  progress "$label: ${passed:-0} of ${total:-?} test cases passed${finding:+ — $finding}"
+  [ -z "$stop_reason" ]
+}
+
+# progress LINE: LINE, after the count of cells done in this run, the time since grading began and
+# an estimate of the time left, on the console and in OUT/progress.log (with the time of day).
+hms() { local t=$1; if [ "$t" -ge 3600 ]; then printf '%dh%02dm' $((t / 3600)) $((t % 3600 / 60)); else printf '%dm%02ds' $((t / 60)) $((t % 60)); fi; }
+progress() {
+  local n el left=""
+  n=$( { flock 9; n=$(( $(cat "$done_file") + 1 )); echo "$n" > "$done_file"; echo "$n"; } 9> "$done_file.lock" )
+  el=$(( $(date +%s) - grade_t0 ))
+  [ "$n" -lt "$ntodo" ] && left=", about $(hms $(( el * (ntodo - n) / n ))) left"
+  echo "$me: [$n/$ntodo, $(hms "$el")$left] $1"
+  printf '%s [%s/%s] %s\n' "$(date -u +%FT%TZ)" "$n" "$ntodo" "$1" >> "$progress_log"
+}
+# The cells go to the workers through a queue (the next cell's number in a file, under a lock):
+# one worker per --gpus GPU, each cell on the GPU of the worker that took it; without --gpus one
+# worker, on the GPU(s) the environment gives.
+next_cell() {
+  { flock 9; local n; n=$(cat "$queue"); [ "$n" -lt ${#cell_dirs[@]} ] || return 1; echo $((n + 1)) > "$queue"; echo "$n"; } 9> "$queue.lock"
+}
+worker() {  # worker W
+  local i
+  cell_gpu_index=${gpu_index[$1]-} cell_gpu_uuid=${gpu_uuid[$1]-} cell_gpu_minor=${gpu_minor[$1]-} stop_reason=""
+  while i=$(next_cell); do
+    grade_cell "$i" || { printf '%s\n' "$stop_reason" > "$cells_dir/.stop-$1"; return 0; }
+  done
+}
+progress_log=$out/progress.log; [ -z "$slice_k" ] || progress_log=$out/progress-slice-$slice_k.log
+queue=$cells_dir/.queue${slice_k:+-$slice_k} done_file=$cells_dir/.done${slice_k:+-$slice_k}
+echo 0 > "$queue" && echo 0 > "$done_file" && rm -f -- "$cells_dir"/.stop-* || exit 1
+ntodo=${#cell_dirs[@]} grade_t0=$(date +%s)
+printf '%s grading %s cells on %s (log of one line per cell: %s)\n' "$(date -u +%FT%TZ)" "$ntodo" "$(hostname)" "$progress_log" >> "$progress_log"
+cell_gpu_index="" cell_gpu_uuid="" cell_gpu_minor=""
+if [ ${#gpu_index[@]} -le 1 ]; then
+  worker 0
+else
+  echo "$me: grading on ${#gpu_index[@]} GPUs (${gpu_index[*]}), one cell on each at a time"
+  for w in "${!gpu_index[@]}"; do worker "$w" & done
+  wait
+fi
+stopped=$(cat "$cells_dir"/.stop-* 2> /dev/null | paste -sd ';' | sed 's/;/; /g')
+for dir in "${cell_dirs[@]}"; do  # the cells no worker graded: when every worker stopped
+  [ -f "$dir/result.txt" ] || finish_cell "$dir" - "" "" "not graded: ${stopped:-no worker took it}"
 done
 
 # ================================================================= the time it took
@@ -667,9 +954,13 @@ timing="Time per cell (median of $(cat "$cells_dir"/*/timing.txt 2> /dev/null | 
 echo "$timing." >> "$cells_dir/run-info.txt"
 
 # ================================================================= the gradebook
+if [ -n "$slice" ]; then  # a Slurm task: the gradebook job writes the gradebook, after every task
+  echo "$me: task $slice done: ${#cell_dirs[@]} cells graded"
+  exit 0
+fi
 write_gradebook "$cells_dir" "$out"; status=$?
 echo
 cat -- "$out/gradebook.md"
 echo
-echo "$me: gradebook in $out/gradebook.csv and $out/gradebook.md"
+echo "$me: gradebook in $out/gradebook.csv and $out/gradebook.md; scores per student in $out/scores.csv, feedback in $out/feedback/"
 exit $status
