@@ -141,7 +141,8 @@ write_student() {
 write_gradebook() {
   local cells=$1 outdir=$2 csv md f key value failed=0 ncells=0 npassed=0 nungraded=0 d ok
   local student lesson compiled passed total finding scores feedback slice why
-  local cur="" cur_score=0 cur_passed="" cur_failed="" cur_rows=""
+  local -A st_score=() st_passed=() st_failed=() st_rows=()
+  local st_order=()
   csv=$outdir/gradebook.csv md=$outdir/gradebook.md scores=$outdir/scores.csv feedback=$outdir/feedback
   mkdir -p -- "$outdir" || return 1
   rm -rf -- "$feedback"; mkdir -p -- "$feedback" || return 1
@@ -176,15 +177,12 @@ write_gradebook() {
       failed=1
       [ -n "$finding" ] || finding="${passed:-0} of ${total:-0} test cases passed"  # never a blank failure
     fi
-    if [ "$student" != "$cur" ] && [ $ncells -gt 1 ]; then
-      write_student "$cur" "$cur_score" "$cur_passed" "$cur_failed" "$cur_rows"
-      cur_score=0 cur_passed="" cur_failed="" cur_rows=""
-    fi
-    cur=$student
+    [ -n "${st_score[$student]+x}" ] || { st_order+=("$student"); st_score[$student]=0; }
     if is_lesson "$lesson"; then
       if [ $ok -eq 1 ]; then
-        cur_score=$(awk -v a="$cur_score" -v b="$(lesson_weight "$lesson")" 'BEGIN { print a + b }'); cur_passed="$cur_passed $lesson"
-      else cur_failed="$cur_failed $lesson"; fi
+        st_score[$student]=$(awk -v a="${st_score[$student]}" -v b="$(lesson_weight "$lesson")" 'BEGIN { print a + b }')
+        st_passed[$student]="${st_passed[$student]-} $lesson"
+      else st_failed[$student]="${st_failed[$student]-} $lesson"; fi
     fi
     local field sep=""
     for field in "$student" "$lesson" "$compiled" "$passed" "$total" "$finding"; do
@@ -196,11 +194,13 @@ write_gradebook() {
       printf ' %s |' "$(md_field "$field")" >> "$md"
     done
     printf '\n' >> "$md"
-    cur_rows="$cur_rows|"
-    for field in "$lesson" "$compiled" "$passed" "$total" "$finding"; do cur_rows="$cur_rows $(md_field "$field") |"; done
-    cur_rows="$cur_rows"$'\n'
+    local row="|"
+    for field in "$lesson" "$compiled" "$passed" "$total" "$finding"; do row="$row $(md_field "$field") |"; done
+    st_rows[$student]="${st_rows[$student]-}$row"$'\n'
   done
-  [ $ncells -gt 0 ] && write_student "$cur" "$cur_score" "$cur_passed" "$cur_failed" "$cur_rows"
+  for student in ${st_order[@]+"${st_order[@]}"}; do
+    write_student "$student" "${st_score[$student]}" "${st_passed[$student]-}" "${st_failed[$student]-}" "${st_rows[$student]}"
+  done
   printf '\n%d cells: %d passed, %d did not.\n' "$ncells" "$npassed" "$((ncells - npassed))" >> "$md"
   [ $nungraded -gt 0 ] && printf '%d of them were never graded (no result); grade again with --resume.\n' "$nungraded" >> "$md"
   [ -f "$cells/run-info.txt" ] && { printf '\n'; cat -- "$cells/run-info.txt"; } >> "$md"  # sandbox, seed
