@@ -423,7 +423,7 @@ new_cell() {
   fi
   last_cell=$dir
   if [ -n "$slice_k" ] && [ $(( (nstudents - 1) % slice_n )) -ne "$slice_k" ]; then last_cell=""; return; fi
-  [ $slurm -eq 1 ] && { [ $# -ge 3 ] || last_cell=""; return; }  # the plan only: the tasks grade
+  [ $slurm -eq 1 ] && return  # the plan only: the tasks grade
   if [ -f "$dir/result.txt" ] && ! grep -q '^finding=not graded: ' "$dir/result.txt"; then
     nskipped=$((nskipped + 1)); last_cell=""; return  # graded before (--resume)
   fi
