@@ -353,7 +353,7 @@ for tool in cmake timeout prlimit; do
   [ $slurm -eq 0 ] || break
   command -v "$tool" > /dev/null || { die 1 "'$tool' not found"; }
 done
-if [ $sanitize -eq 1 ] && ! command -v compute-sanitizer > /dev/null; then
+if [ $slurm -eq 0 ] && [ $sanitize -eq 1 ] && ! command -v compute-sanitizer > /dev/null; then
   die 1 "--sanitize needs compute-sanitizer (part of the CUDA toolkit) on PATH"
 fi
 if [ -z "$jobs" ]; then
@@ -482,7 +482,7 @@ if [ $slurm -eq 1 ]; then
   task_args=("$submissions" --out "$out" --resume --seed "$seed" ${passed_on[@]+"${passed_on[@]}"})
   [ "$gpus_per_task" -gt 1 ] && task_args+=(--gpus all)
   header() {  # header NAME: the #SBATCH lines both jobs share
-    printf '#!/bin/bash\n# Written by grade.sh --slurm; submit both jobs with: sh %s\n' "$(q "$sdir/submit.sh")"
+    printf '#!/bin/bash\n# Written by grade.sh --slurm; submit both jobs with: bash %s\n' "$(q "$sdir/submit.sh")"
     printf '#SBATCH --job-name=%s\n#SBATCH --ntasks=1\n' "$1"
     [ -n "$partition" ] && printf '#SBATCH --partition=%s\n' "$partition"
     [ -n "$account" ] && printf '#SBATCH --account=%s\n' "$account"
@@ -501,7 +501,7 @@ if [ $slurm -eq 1 ]; then
     [ -n "$weights_file" ] && printf ' --weights %s' "$(q "$weights_file")"
     printf '\nrc=$?; [ $rc -le 1 ] || exit $rc\n'
   } > "$sdir/gradebook.sbatch"
-  { printf '#!/bin/sh\n# Submits the grading array, then the gradebook job that waits for all of it.\nset -e\n'
+  { printf '#!/bin/bash\n# Submits the grading array, then the gradebook job that waits for all of it.\nset -e\n'
     printf 'array=$(sbatch --parsable %s)\narray=${array%%%%;*}\n' "$(q "$sdir/grade-array.sbatch")"
     printf 'book=$(sbatch --parsable --dependency=afterany:$array %s)\nbook=${book%%%%;*}\n' "$(q "$sdir/gradebook.sbatch")"
     printf 'echo "submitted: grading job array $array (%d tasks), then gradebook job $book; the gradebook will be in %s"\n' "$tasks" "$(q "$out")/gradebook.md"
@@ -511,10 +511,10 @@ if [ $slurm -eq 1 ]; then
   echo "Graded on a Slurm cluster: $tasks tasks; their logs are in $sdir." >> "$cells_dir/run-info.txt"
   echo "$me: $ncell cells of $nstudents students, in $tasks Slurm tasks: wrote $sdir/grade-array.sbatch, $sdir/gradebook.sbatch and $sdir/submit.sh"
   if [ $submit -eq 1 ]; then
-    command -v sbatch > /dev/null || die 1 "--submit: sbatch not found (submit later with: sh $sdir/submit.sh)"
-    sh "$sdir/submit.sh" || die 1 "--submit: sbatch refused the jobs (see above)"
+    command -v sbatch > /dev/null || die 1 "--submit: sbatch not found (submit later with: bash $sdir/submit.sh)"
+    bash "$sdir/submit.sh" || die 1 "--submit: sbatch refused the jobs (see above)"
   else
-    echo "$me: submit them with: sh $(q "$sdir/submit.sh")"
+    echo "$me: submit them with: bash $(q "$sdir/submit.sh")"
   fi
   exit 0
 fi
