@@ -37,20 +37,44 @@
 #                        keep the file away from students)
 #   --arch LIST          CMAKE_CUDA_ARCHITECTURES (default: the GPU's own, via nvidia-smi)
 #   --jobs N             cells compiled at the same time (default: half the CPU cores); the
-#                        checks themselves run one at a time, so they never share the GPU
+#                        checks themselves run one at a time on each GPU, never two on one
 #   --no-sandbox         grade without bubblewrap (said in the gradebook): a submission can then
 #                        read and write whatever the instructor can
 #   --host-only          run the host test cases only, needing no GPU: for testing the grader
 #   -DNAME=VALUE         passed to every cmake configure (e.g. -DCMAKE_PREFIX_PATH=/opt/doctest)
 #   --gradebook-from CELLS   grade nothing: write the gradebook of an earlier run's cell folder
 #                        (DIR/cells) into --out; needs no GPU
+#   --resume             go on with a run that was stopped (Ctrl-C, TERM, a lost machine), same
+#                        SUBMISSIONS and --out: cells with a result are neither regraded nor
+#                        recompiled; the seed is the first run's (kept in DIR/cells/seed), and
+#                        options that change a grade must be the same
+#   --weights FILE       lines "NN_name WEIGHT" (WEIGHT >= 0, default 1; # starts a comment line)
+#                        for DIR/scores.csv; also with --gradebook-from
+#   --gpus all|I,J,...   one cell on each of these GPUs at a time (all: those in
+#                        CUDA_VISIBLE_DEVICES when set, else every GPU nvidia-smi lists); a cell's
+#                        sandbox gets its GPU's device node alone and CUDA_VISIBLE_DEVICES=its UUID
+#   --slurm              write (not run) a Slurm job array that grades the class into --out (on a
+#                        filesystem every node sees) and a gradebook job that runs after it:
+#                        DIR/slurm/grade-array.sbatch, gradebook.sbatch, submit.sh. Needs no GPU.
+#     --partition P, --account A   their #SBATCH lines
+#     --gpus-per-task N  GPUs per task (default 1; 0 asks for none); more than 1: --gpus all
+#     --tasks N          tasks in the array (default: one per 20 students)
+#     --submit           also run submit.sh (sbatch)
+#   --slice K/N          (what a Slurm task runs, with --resume) grade students K, K+N, K+2N, ...
+#                        of the plan --slurm made; writes no gradebook
 #   --                   end of options (for a SUBMISSIONS folder whose name starts with -)
 #
 # Gradebook (CSV and Markdown, one row per cell, sorted by student then lesson): student, lesson,
 # compiled, checks passed, checks total (doctest test cases of the lesson's check, as the judge
 # counted them), first failure or finding (empty when the cell is fully right). Folders in a
 # student's submission that are not lesson folders, lesson folders without main.cu and empty
-# submissions get a row too.
+# submissions get a row too, and so does a cell that was never graded (a stopped run, a failed or
+# lost Slurm task: "not graded: ...", with the reason when a task left one).
+# Exports: DIR/scores.csv (student, score, max score, comment: for an LMS gradebook import) and
+# DIR/feedback/STUDENT.md (that student's rows). A cell scores its lesson's weight when it passed
+# (compiled, every test case passed, no finding), else 0; the max is the sum of all lessons' weights.
+# Progress: a line per graded cell, with the count, the time so far and an estimate of the time
+# left, printed and written to DIR/progress.log (a Slurm task: DIR/progress-slice-K.log).
 # Exit: 0 every cell passed; 1 a cell did not (or the grader could not build the course);
 # 2 bad command line; 3 no usable GPU, or no usable sandbox (nothing is graded).
 set -uo pipefail
