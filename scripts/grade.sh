@@ -715,7 +715,8 @@ boxed() {
   max_procs=0
   while kill -0 "$bg" 2> /dev/null; do
     if [ $no_sandbox -eq 0 ]; then
-      n=$(pgrep -c -u "$who" 2> /dev/null); n=$(( ${n:-0} - base )); [ "$n" -gt "$max_procs" ] && max_procs=$n
+      n=$(pgrep -c -u "$who" 2> /dev/null); n=$(( ${n:-0} - base ))  # (pgrep -c prints 0 and fails when none)
+      [ "$n" -gt "$max_procs" ] && max_procs=$n
     fi
     sleep 0.2
   done
