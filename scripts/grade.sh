@@ -533,7 +533,7 @@ if [ $slurm -eq 1 ]; then
   echo "Inputs drawn with --seed $seed${hidden:+, with hidden shapes}." > "$cells_dir/run-info.txt"
   [ $host_only -eq 1 ] && echo "Host test cases only (--host-only): no GPU check was run." >> "$cells_dir/run-info.txt"
   echo "Graded on a Slurm cluster: $tasks tasks; their logs are in $sdir." >> "$cells_dir/run-info.txt"
-  echo "$me: $ncell cells of $nstudents students, in $tasks Slurm tasks: wrote $sdir/grade-array.sbatch, $sdir/gradebook.sbatch and $sdir/submit.sh"
+  echo "$me: $ncell cells of $nstudents students, in a Slurm job array of $tasks task(s): wrote $sdir/grade-array.sbatch, $sdir/gradebook.sbatch and $sdir/submit.sh"
   if [ $submit -eq 1 ]; then
     command -v sbatch > /dev/null || die 1 "--submit: sbatch not found (submit later with: bash $sdir/submit.sh)"
     bash "$sdir/submit.sh" || die 1 "--submit: sbatch refused the jobs (see above)"
