@@ -650,7 +650,9 @@ while IFS= read -r h; do hide+=("$h"); done < <(printf '%s\n' "$repo" "$submissi
 passenv=(PATH LD_LIBRARY_PATH CUDA_VISIBLE_DEVICES NVIDIA_VISIBLE_DEVICES NVIDIA_DRIVER_CAPABILITIES)
 sandboxed() {
   local role=$1 box=$2 d v
-  if [ $no_sandbox -eq 1 ]; then sb=(); return; fi
+  if [ $no_sandbox -eq 1 ]; then  # no sandbox: with --gpus, the cell's GPU still the only one it is shown
+    sb=(); [ -z "${cell_gpu_uuid-}" ] || sb=(env CUDA_VISIBLE_DEVICES="$cell_gpu_uuid"); return
+  fi
   sb=(prlimit --core=0 --fsize=$((file_mib * 1024 * 1024)))
   if [ $as_root -eq 1 ]; then
     sb+=(--nproc="$procs" -- setpriv --reuid="$cell_uid" --regid="$cell_uid" --clear-groups)
