@@ -554,7 +554,9 @@ for i in "${!cell_dirs[@]}"; do
     finish_cell "$dir" - "" "" "not graded: $stop_reason"; continue
   fi
   if [ "$(cat "$dir/compiled" 2> /dev/null)" != yes ]; then
-    err=$(grep -a -m 1 -E ': (fatal )?error|CMake Error|nvcc fatal|^FAILED: ' "$dir/build.log" 2> /dev/null); err=${err//"$box/src/"/}
+    err=$(grep -a -m 1 -E ': (fatal )?error|CMake Error|nvcc fatal' "$dir/build.log" 2> /dev/null)  # the compiler's first
+    [ -n "$err" ] || err=$(grep -a -m 1 -E '^FAILED: ' "$dir/build.log" 2> /dev/null)        # else the failed step
+    err=${err//"$box/src/"/}
     brc=$(cat "$dir/build.rc" 2> /dev/null || echo "?")
     if [ -z "$err" ]; then  # no compiler message: say how the build ended, and its last line
       case $brc in 124|137) err="the build timed out after 600 s" ;;
