@@ -17,7 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,18p' "$0"; }
+usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }  # the comment block at the top, without its '# '
 
 # ---------------------------------------------------------------- the table
 # Input: one line per exercise, "name compiles host gpu", where compiles is ok|FAILED, host is
