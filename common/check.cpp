@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -298,4 +299,97 @@ TEST_CASE("without a driver the GPU-unavailable reason says so, not 'driver vers
     const std::string here = gpu_unavailable_reason();
     if (driver == 0) CHECK(here.find("no NVIDIA driver found") == 0);
     else CHECK(here.find("no NVIDIA driver found") == std::string::npos);
+}
+
+// ---------------------------------------------------------------- grading's transcript (transcript.hpp)
+
+namespace {
+std::string scratch_file(const char* name) { return (std::filesystem::temp_directory_path() / name).string(); }
+}  // namespace
+
+TEST_CASE("transcript: the judge sees the runner's values, not its own, keyed by test case and position") {
+    const std::string path = scratch_file("course_transcript_test.bin");
+    transcript::start_recording(path);
+    transcript::begin_test_case("A");
+    CHECK(submitted(std::vector<float>{1.5f, 2.5f}) == std::vector<float>{1.5f, 2.5f});  // the runner keeps its value
+    CHECK(submitted(std::pair{3, 4}) == std::pair{3, 4});
+    CHECK(submitted(true));
+    transcript::begin_test_case("B");
+    CHECK(submitted(7LL) == 7LL);
+    transcript::stop();
+
+    transcript::start_judging(path);
+    transcript::begin_test_case("A");
+    CHECK(submitted(std::vector<float>{9.0f, 9.0f}) == std::vector<float>{1.5f, 2.5f});  // the runner's, not 9, 9
+    CHECK(submitted(std::pair{0, 0}) == std::pair{3, 4});
+    CHECK(submitted(false));
+    CHECK_THROWS_AS(submitted(1), SubmissionOutputError);  // A recorded three values, not four
+    transcript::begin_test_case("B");
+    CHECK_THROWS_WITH_AS(submitted(std::vector<long long>{7}), doctest::Contains("inconsistent transcript"),
+                         SubmissionOutputError);  // another type
+    transcript::begin_test_case("C");
+    CHECK_THROWS_WITH_AS(submitted(1.0), doctest::Contains("recorded no value #1"), SubmissionOutputError);
+    CHECK(transcript::missing_count() == 2);
+    CHECK(transcript::inconsistent_count() == 1);
+    transcript::stop();
+    CHECK(submitted(5) == 5);  // a normal run again
+    std::remove(path.c_str());
+}
+
+TEST_CASE("transcript: a forged, truncated or missing file judges nothing as passed") {
+    const std::string path = scratch_file("course_transcript_forged.bin");
+    transcript::start_recording(path);
+    transcript::begin_test_case("A");
+    submitted(std::vector<int>(1000, 1));
+    transcript::stop();
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) - 1);  // cut inside the data
+    transcript::start_judging(path);
+    transcript::begin_test_case("A");
+    CHECK_THROWS_WITH_AS(submitted(std::vector<int>(1000, 0)), doctest::Contains("malformed at byte"), SubmissionOutputError);
+    transcript::stop();
+
+    std::ofstream(path) << "[doctest] test cases: 5 | 5 passed | 0 failed\n";  // a summary instead of a transcript
+    transcript::start_judging(path);
+    transcript::begin_test_case("A");
+    CHECK_THROWS_WITH_AS(submitted(1), doctest::Contains("does not start as one"), SubmissionOutputError);
+    transcript::stop();
+
+    std::remove(path.c_str());
+    transcript::start_judging(path);
+    transcript::begin_test_case("A");
+    CHECK_THROWS_WITH_AS(submitted(1), doctest::Contains("there is no transcript"), SubmissionOutputError);
+    transcript::stop();
+}
+
+TEST_CASE("the grader's seed changes every random input; seed 0 leaves them as they always were") {
+    const std::vector<float> plain = random_floats(100, 42);
+    set_input_seed(12345);
+    const std::vector<float> seeded = random_floats(100, 42);
+    const std::vector<int> seeded_ints = random_ints(100, 42, -1000, 1000);
+    set_input_seed(0);
+    CHECK(seeded != plain);
+    CHECK(seeded_ints != random_ints(100, 42, -1000, 1000));
+    CHECK(random_floats(100, 42) == plain);
+}
+
+TEST_CASE("hidden shapes: an instructor's file adds shapes per lesson; a bad line is refused with file and line") {
+    const std::string path = scratch_file("course_hidden_shapes.txt");
+    std::ofstream(path) << "# hidden\n02_shared_transpose 513 77  # a comment\n04_reduction 1000003\n\n02_shared_transpose 1 9\n";
+    set_hidden_shapes_file(path);
+    const auto t = hidden_shapes("02_shared_transpose", 2, 1 << 15);
+    REQUIRE(t.size() == 2);
+    CHECK(t[0] == std::vector<long long>{513, 77});
+    CHECK(t[1] == std::vector<long long>{1, 9});
+    CHECK(hidden_shapes("04_reduction", 1, 1LL << 30) == std::vector<std::vector<long long>>{{1000003}});
+    CHECK(hidden_shapes("05_tiled_matmul", 3, 2048).empty());
+    const std::pair<int, int> listed[] = {{1, 1}};
+    CHECK(with_hidden_shapes(listed, "02_shared_transpose").size() == 3);
+    CHECK_THROWS_WITH_AS(hidden_shapes("04_reduction", 2, 1LL << 30), doctest::Contains(":3: 04_reduction takes 2"), UsageError);
+    CHECK_THROWS_WITH_AS(hidden_shapes("02_shared_transpose", 2, 100), doctest::Contains(":2:"), UsageError);  // 513 > 100
+    std::ofstream(path) << "01_naive_transpose 12 x\n";
+    CHECK_THROWS_AS(hidden_shapes("01_naive_transpose", 2, 100), UsageError);
+    set_hidden_shapes_file(scratch_file("no_such_hidden_shapes.txt"));
+    CHECK_THROWS_AS(hidden_shapes("01_naive_transpose", 2, 100), UsageError);
+    set_hidden_shapes_file("");
+    std::remove(path.c_str());
 }

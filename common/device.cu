@@ -57,6 +57,13 @@ std::string gpu_unavailable_reason() {
     const cudaError_t probe = cudaFuncGetAttributes(&attrs, probe_kernel);
     if (probe != cudaSuccess) {
         cudaGetLastError();
+        if (probe == cudaErrorMemoryAllocation || probe == cudaErrorDevicesUnavailable)  // not the build's fault
+            return std::string("the GPU cannot start this program: ") + cudaGetErrorName(probe) +
+                   " (its memory is full or it is in use by another process; nvidia-smi shows which)";
+        if (probe != cudaErrorNoKernelImageForDevice && probe != cudaErrorInvalidDeviceFunction &&
+            probe != cudaErrorUnsupportedPtxVersion && probe != cudaErrorInvalidPtx)
+            return std::string("the GPU cannot run the probe kernel: ") + cudaGetErrorName(probe) + ": " +
+                   cudaGetErrorString(probe);
         int major = 0, minor = 0;
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);

@@ -7,4 +7,6 @@
 
 #include <doctest/doctest.h>
 
+#include "transcript.hpp"  // course::submitted, course::with_hidden_shapes: what grading needs
+
 #define GPU_TEST_CASE(name) TEST_CASE(name* doctest::test_suite("gpu"))

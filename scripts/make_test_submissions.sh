@@ -28,13 +28,29 @@
 #                                                     an illegal-address error
 # Lee stray folders             03_dynamic_shared     a lesson folder without main.cu -> reported as such
 # Lee stray folders             07_extra_credit       not a lesson folder -> reported as such
+#
+# make_test_submissions.sh DIR --attacks GRADE_OUT [--attacks-only] also writes the hostile
+# submissions of tests/grading/attacks/ (each a lesson's or an exercise's main.cu with an attack
+# appended; the student folders atk00 ... atk13) with the real paths of this course, of DIR and of
+# GRADE_OUT (grade.sh's --out) written in, as an attacker who knows them would. The row each
+# must produce is in tests/grading/attacks/expected.txt. --attacks-only leaves out the others.
 set -euo pipefail
-if [ $# -ne 1 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
+if [ $# -lt 1 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
   [ $# -eq 1 ] && exit 0 || exit 2
 fi
 repo=$(cd -- "$(dirname -- "$0")/.." && pwd -P)
-dir=$1
+dir=$1; shift
+attacks_out="" attacks_only=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --attacks) [ -n "${2-}" ] || { echo "make_test_submissions.sh: --attacks needs grade.sh's --out folder" >&2; exit 2; }
+               attacks_out=$2; shift 2 ;;
+    --attacks-only) attacks_only=1; shift ;;
+    *) echo "make_test_submissions.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ $attacks_only -eq 0 ] || [ -n "$attacks_out" ] || { echo "make_test_submissions.sh: --attacks-only needs --attacks" >&2; exit 2; }
 if [ -e "$dir" ] && [ -n "$(ls -A -- "$dir")" ]; then
   echo "make_test_submissions.sh: '$dir' exists and is not empty; give a new folder" >&2; exit 2
 fi
@@ -60,6 +76,40 @@ edit() {
   mkdir -p -- "$dir/$student/$lesson"
   printf '%s\n' "${text/"$old"/"$new"}" > "$dir/$student/$lesson/main.cu"
 }
+
+# attack STUDENT LESSON BASE NAME: BASE (lessons or exercises) LESSON's main.cu, then the attack
+# tests/grading/attacks/NAME.cu with @COURSE@, @SUBMISSIONS@ and @OUT@ replaced by real paths.
+attack() {
+  local text code
+  text=$(< "$repo/$3/$2/main.cu")
+  code=$(< "$repo/tests/grading/attacks/$4.cu")
+  code=${code//@COURSE@/$repo}; code=${code//@SUBMISSIONS@/$dir_abs}; code=${code//@OUT@/$out_abs}
+  mkdir -p -- "$dir/$1/$2"
+  printf '%s\n\n%s\n' "$text" "$code" > "$dir/$1/$2/main.cu"
+}
+if [ -n "$attacks_out" ]; then
+  dir_abs=$(cd -- "$dir" && pwd -P)
+  out_abs=$(mkdir -p -- "$attacks_out" && cd -- "$attacks_out" && pwd -P)
+  submit "atk00 victim" 01_naive_transpose
+  attack "atk01 forge summary" 06_bank_conflicts exercises forge_summary
+  attack "atk02 forge atexit" 06_bank_conflicts exercises forge_atexit
+  attack "atk03 tamper" 01_naive_transpose lessons tamper
+  attack "atk04 course write" 01_naive_transpose lessons course_write
+  attack "atk05 read other" 01_naive_transpose lessons read_other
+  attack "atk06 include other" 01_naive_transpose lessons include_other
+  attack "atk07 escape" 01_naive_transpose lessons escape
+  submit "atk07z honest after escape" 01_naive_transpose
+  attack "atk08 fork bomb" 01_naive_transpose lessons fork_bomb
+  attack "atk09 flood" 01_naive_transpose lessons flood
+  attack "atk10 disk fill" 01_naive_transpose lessons disk_fill
+  attack "atk11 transcript flood" 01_naive_transpose lessons transcript_flood
+  attack "atk12 use judge" 06_bank_conflicts exercises use_judge
+  submit "atk13 honest last" 06_bank_conflicts
+fi
+if [ $attacks_only -eq 1 ]; then
+  echo "make_test_submissions.sh: wrote $(find "$dir" -name main.cu | wc -l) main.cu files for $(ls -- "$dir" | wc -l) students into $dir"
+  exit 0
+fi
 
 submit "Ada Lovelace" 01_naive_transpose
 submit "Ada Lovelace" 02_shared_transpose

@@ -1,0 +1,119 @@
+// transcript.hpp — how grading keeps the verdict out of a submission's reach.
+//
+// A lesson's check is compiled twice when an instructor grades (scripts/grade.sh):
+//   * the RUNNER: check.cu built against the student's main.cu, run in a sandbox with
+//     `--record FILE`. Every value the student's code hands back to the check (each buffer copied
+//     from the GPU by DeviceBuffer::to_host, and the few host values a check wraps in submitted())
+//     is appended to FILE, keyed by test case and position. Whatever it prints is never read.
+//   * the JUDGE: the same check.cu built against the course's own main.cu, run outside the sandbox
+//     with `--judge FILE`. It runs every test case itself (inputs, CPU references, expected values
+//     all from the course's code) and, where the runner recorded a value, uses the runner's value
+//     instead of its own. Its doctest verdict is the grade. No code of the submission is in it.
+// A value the runner never recorded (it crashed, exited early, or took another path) fails that
+// test case; a value of the wrong type or size is reported as an inconsistent transcript.
+// In a normal run (a student's own check, the lessons) none of this happens: submitted(x) is x.
+//
+// Both roles also take `--seed N` (mixed into every random input, drawn by the grader at grading
+// time) and `--hidden-shapes FILE` (an instructor's extra shapes, see hidden_shapes()).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+namespace course {
+
+/// Thrown in the judge where the submission's run left no value, or a value that cannot be one.
+class SubmissionOutputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+namespace transcript {
+
+enum class Role { Plain, Record, Judge };
+Role role();
+
+/// Runner: values are appended to `path` (created or truncated). Throws std::runtime_error.
+void start_recording(const std::string& path);
+/// Judge: reads the index of `path`. A malformed file is not an error here: every value looked up
+/// in it then fails its test case ("the transcript is malformed at byte N").
+void start_judging(const std::string& path);
+/// Closes the file and goes back to a normal run (the transcript's own tests use it).
+void stop();
+/// Called by the check's doctest listener: values are keyed by test case and position within it.
+void begin_test_case(const std::string& name);
+/// Judge: how many values were missing and how many inconsistent, for the closing line.
+std::size_t missing_count();
+std::size_t inconsistent_count();
+
+/// The seam: `bytes` bytes at `data` are a value of type `type` that the submission produced.
+/// Record: appended. Judge: overwritten with the recorded value (or throws SubmissionOutputError).
+void exchange(const char* type, void* data, std::size_t bytes);
+
+}  // namespace transcript
+
+template <class T>
+T submitted(T value);
+template <class A, class B>
+std::pair<A, B> submitted_compound(std::pair<A, B> value) {
+    A first = submitted(std::move(value.first));  // in this order: first, then second
+    B second = submitted(std::move(value.second));
+    return {std::move(first), std::move(second)};
+}
+template <class T>
+std::vector<T> submitted_compound(std::vector<T> value) {
+    static_assert(std::is_trivially_copyable_v<T> && !std::is_same_v<T, bool>, "a vector of plain values");
+    transcript::exchange(typeid(std::vector<T>).name(), value.data(), value.size() * sizeof(T));
+    return value;
+}
+
+/// A value the submission computed, as the check should judge it: in a normal run and in the
+/// runner, `value` itself; in the judge, the value the runner recorded at the same point.
+/// For trivially copyable values, pairs of them and vectors of them.
+template <class T>
+T submitted(T value) {
+    if (transcript::role() == transcript::Role::Plain) return value;
+    if constexpr (std::is_same_v<T, bool>) {
+        unsigned char b = value ? 1 : 0;
+        transcript::exchange("bool", &b, 1);
+        if (b > 1) throw SubmissionOutputError("the submission's recorded bool is neither 0 nor 1");
+        return b == 1;
+    } else if constexpr (std::is_trivially_copyable_v<T>) {
+        transcript::exchange(typeid(T).name(), &value, sizeof(T));
+        return value;
+    } else {
+        return submitted_compound(std::move(value));
+    }
+}
+
+/// The seed the grader drew (0 outside grading): course::random_floats and random_ints mix it
+/// into every seed, so the inputs of a graded run cannot be known before it starts.
+std::uint32_t input_seed();
+void set_input_seed(std::uint32_t seed);
+
+/// An instructor's hidden shapes for `lesson` from the file given with --hidden-shapes, each with
+/// `N` numbers. The file holds lines "LESSON n1 n2 ..." ('#' starts a comment), for example
+///     02_shared_transpose 513 77
+///     04_reduction 1000003
+///     05_tiled_matmul 129 65 33
+/// A line for `lesson` with another count of numbers, or a number outside [1, max], throws
+/// UsageError naming the file and line. Without --hidden-shapes: empty.
+std::vector<std::vector<long long>> hidden_shapes(const std::string& lesson, std::size_t n, long long max);
+void set_hidden_shapes_file(const std::string& path);
+
+/// `shapes` followed by the hidden shapes of `lesson` for 2-number shapes (rows, cols).
+template <std::size_t K>
+std::vector<std::pair<int, int>> with_hidden_shapes(const std::pair<int, int> (&shapes)[K], const std::string& lesson) {
+    std::vector<std::pair<int, int>> all(shapes, shapes + K);
+    for (const auto& s : hidden_shapes(lesson, 2, 1 << 15)) all.emplace_back(int(s[0]), int(s[1]));
+    return all;
+}
+
+}  // namespace course

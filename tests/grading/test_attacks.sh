@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The attack suite: grade.sh on the hostile submissions of tests/grading/attacks/, each of which
+# must end in its row of attacks/expected.txt, without touching anything outside its cell.
+#
+#   test_attacks.sh [--gpu] [--keep DIR] [grade.sh options, e.g. -DCMAKE_PREFIX_PATH=... --arch 90]
+#
+# Without --gpu the cells run their host test cases only (grade.sh --host-only): no GPU needed, the
+# sandbox, the limits and the judge all as in a real run (CI runs this). With --gpu the whole
+# check runs, and the classic test submissions (make_test_submissions.sh) are graded in the same
+# run; --keep DIR copies the gradebook and grade.sh's output there (results/<gpu>/grading/).
+# Besides each row, it asserts: the course (a copy, graded from) is byte for byte unchanged; no
+# run printed a classmate's or the course's file; no process of any cell is left; the victim
+# graded first still passes. Prints "OK: ..." only when everything holds; exit 77 (skipped) when
+# bubblewrap is missing or cannot create namespaces on this machine, saying why.
+set -u
+here=$(cd -- "$(dirname -- "$0")" && pwd -P)
+repo=$(cd -- "$here/../.." && pwd -P)
+gpu=0 keep="" args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --gpu) gpu=1; shift ;;
+    --keep) keep=$2; shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+if ! command -v bwrap > /dev/null; then echo "SKIPPED: bubblewrap (bwrap) is not installed"; exit 77; fi
+if ! why=$(bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true 2>&1); then
+  echo "SKIPPED: bubblewrap cannot create its namespaces here: $why"; exit 77
+fi
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'rm -rf -- "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# A copy of the course to grade from, so that an attack that got through harms only the copy.
+mkdir -p "$tmp/course"
+tar -C "$repo" --exclude='./build*' --exclude=./.git --exclude=./.deps --exclude=./.wt --exclude=./.whl -cf - . |
+  tar -C "$tmp/course" -xf -
+gen=(--attacks "$tmp/out"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
+"$tmp/course/scripts/make_test_submissions.sh" "$tmp/subs" "${gen[@]}" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
+(cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/before.sha"
+
+mode=(); [ $gpu -eq 0 ] && mode=(--host-only)
+start=$(date +%s)
+"$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --file-mib 64 --jobs 2 ${mode[@]+"${mode[@]}"} \
+  ${args[@]+"${args[@]}"} > "$tmp/console.txt" 2>&1
+rc=$?
+echo "grade.sh exit code $rc after $(( $(date +%s) - start )) s"
+[ $rc -eq 1 ] || { fail "grade.sh exit code $rc, expected 1 (some cells must fail)"; tail -n 30 "$tmp/console.txt"; }
+
+# Every row, read from the cells' result.txt (key=value, one per line).
+declare -A row
+for f in "$tmp"/out/cells/*/result.txt; do
+  student="" lesson="" compiled="" passed="" total="" finding=""
+  while IFS= read -r line; do
+    case ${line%%=*} in
+      student) student=${line#*=} ;; lesson) lesson=${line#*=} ;; compiled) compiled=${line#*=} ;;
+      passed) passed=${line#*=} ;; total) total=${line#*=} ;; finding) finding=${line#*=} ;;
+    esac
+  done < "$f"
+  row["$student|$lesson"]="$compiled|$passed|$total|$finding"
+done
+n=0
+while IFS=$'\t' read -r student lesson compiled rule pattern; do
+  [[ -z $student || $student == \#* ]] && continue
+  n=$((n + 1))
+  got=${row["$student|$lesson"]-}
+  [ -n "$got" ] || { fail "$student / $lesson: no row"; continue; }
+  IFS='|' read -r g_compiled g_passed g_total g_finding <<< "$got"
+  [ "$g_compiled" = "$compiled" ] || fail "$student / $lesson: compiled=$g_compiled, expected $compiled ($g_finding)"
+  case $rule in
+    all) [ -n "$g_total" ] && [ "$g_total" -gt 0 ] && [ "$g_passed" = "$g_total" ] ||
+           fail "$student / $lesson: $g_passed of $g_total passed, expected all" ;;
+    not_all) [ -n "$g_total" ] && [ "$g_passed" != "$g_total" ] || fail "$student / $lesson: $g_passed of $g_total passed, expected fewer" ;;
+  esac
+  if [ -z "$pattern" ]; then
+    [ -z "$g_finding" ] || fail "$student / $lesson: finding '$g_finding', expected none"
+  else
+    [[ $g_finding =~ ^($pattern)$ ]] || fail "$student / $lesson: finding '$g_finding' does not match '$pattern'"
+  fi
+  echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
+done < "$here/attacks/expected.txt"
+
+(cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
+diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
+leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
+[ -z "$leaks" ] || fail "a run read a file it must not see: $(grep -h -a -m 1 '^LEAKED' $leaks | head -n 1)"
+grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* && fail "a result or the gradebook was tampered with"
+sleep 1
+if pgrep -x atk_escape > /dev/null; then fail "the escape attack's process outlived its cell"; pkill -KILL -x atk_escape; fi
+left=$(ps -eo uid=,pid=,comm= | awk '$1 >= 60000 && $1 < 70000')
+[ -z "$left" ] || fail "processes of a cell's user outlived grading: $left"
+size=$(du -sm "$tmp/out/cells" | cut -f1)
+[ "$size" -lt 200 ] || fail "the cells' folders hold $size MiB: a run wrote outside its scratch"
+grep -a '^Time per cell' "$tmp/console.txt"
+
+if [ -n "$keep" ]; then
+  mkdir -p "$keep" && cp "$tmp/out/gradebook.csv" "$tmp/out/gradebook.md" "$tmp/console.txt" "$keep/"
+  sed "s|$tmp|/tmp/grading|g" -i "$keep/console.txt" "$keep/gradebook.md" "$keep/gradebook.csv"
+fi
+if [ $failures -gt 0 ]; then
+  echo "--- grade.sh's output"; tail -n 40 "$tmp/console.txt"
+  echo "FAILED: $failures problem(s)"; exit 1
+fi
+echo "OK: $n attack rows as expected; the course unchanged, nothing leaked, no process left"
