@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -299,6 +300,38 @@ TEST_CASE("without a driver the GPU-unavailable reason says so, not 'driver vers
     const std::string here = gpu_unavailable_reason();
     if (driver == 0) CHECK(here.find("no NVIDIA driver found") == 0);
     else CHECK(here.find("no NVIDIA driver found") == std::string::npos);
+}
+
+TEST_CASE("COURSE_EMULATE_T4: set to anything but empty or 0 turns the T4's limits on") {
+    const char* before = std::getenv("COURSE_EMULATE_T4");
+    const std::string saved = before ? before : "";
+    unsetenv("COURSE_EMULATE_T4");
+    CHECK_FALSE(emulating_t4());
+    setenv("COURSE_EMULATE_T4", "0", 1);
+    CHECK_FALSE(emulating_t4());
+    setenv("COURSE_EMULATE_T4", "", 1);
+    CHECK_FALSE(emulating_t4());
+    setenv("COURSE_EMULATE_T4", "1", 1);
+    CHECK(emulating_t4());
+    if (before) setenv("COURSE_EMULATE_T4", saved.c_str(), 1);
+    else unsetenv("COURSE_EMULATE_T4");
+}
+
+GPU_TEST_CASE("COURSE_EMULATE_T4 caps what query_device and require_device_memory report at a T4's limits") {
+    const char* before = std::getenv("COURSE_EMULATE_T4");
+    const std::string saved = before ? before : "";
+    setenv("COURSE_EMULATE_T4", "1", 1);
+    const DeviceReport t4 = query_device();
+    CHECK(t4.smem_per_block_optin <= kT4SmemPerBlockOptin);
+    CHECK(t4.smem_per_sm <= kT4SmemPerSm);
+    CHECK(t4.global_mem_bytes <= kT4GlobalMem);
+    CHECK(t4.short_description().find("with a T4's limits") != std::string::npos);
+    CHECK_THROWS_AS(require_device_memory(16.0 * (1ull << 30), "16 GiB"), DoesNotFitError);  // a T4 has 15
+    unsetenv("COURSE_EMULATE_T4");
+    const DeviceReport real = query_device();
+    CHECK(real.smem_per_block_optin >= t4.smem_per_block_optin);
+    CHECK(real.short_description().find("with a T4's limits") == std::string::npos);
+    if (before) setenv("COURSE_EMULATE_T4", saved.c_str(), 1);
 }
 
 // ---------------------------------------------------------------- grading's transcript (transcript.hpp)

@@ -1,7 +1,9 @@
 // device.cu — the GPU half of common/: device report, GPU presence, memory fit, lesson runner.
 #include "lesson.cuh"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -25,8 +27,13 @@ double DeviceReport::theoretical_bandwidth_gbs() const {
     return 2.0 * memory_clock_khz * 1e3 * (memory_bus_bits / 8.0) / 1e9;
 }
 
+bool emulating_t4() {
+    const char* value = std::getenv("COURSE_EMULATE_T4");
+    return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
+}
+
 std::string DeviceReport::short_description() const {
-    return name + " (sm_" + std::to_string(cc_major) + std::to_string(cc_minor) + ", CUDA " +
+    return name + (emulating_t4() ? " with a T4's limits" : "") + " (sm_" + std::to_string(cc_major) + std::to_string(cc_minor) + ", CUDA " +
            std::to_string(runtime_version / 1000) + "." + std::to_string(runtime_version % 1000 / 10) + ")";
 }
 
@@ -97,6 +104,11 @@ DeviceReport query_device(int device) {
     r.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
     CUDA_CHECK(cudaRuntimeGetVersion(&r.runtime_version));
     CUDA_CHECK(cudaDriverGetVersion(&r.driver_version));
+    if (emulating_t4()) {
+        r.smem_per_block_optin = std::min(r.smem_per_block_optin, kT4SmemPerBlockOptin);
+        r.smem_per_sm = std::min(r.smem_per_sm, kT4SmemPerSm);
+        r.global_mem_bytes = std::min(r.global_mem_bytes, kT4GlobalMem);
+    }
     return r;
 }
 
@@ -111,11 +123,19 @@ void print_device_report(const DeviceReport& r) {
                 r.memory_clock_khz / 1e3, r.theoretical_bandwidth_gbs());
     std::printf("  CUDA runtime %d.%d, driver supports %d.%d\n", r.runtime_version / 1000,
                 r.runtime_version % 1000 / 10, r.driver_version / 1000, r.driver_version % 1000 / 10);
+    if (emulating_t4())
+        std::printf("  COURSE_EMULATE_T4 is set: shared memory and device memory above are capped at a T4's limits\n"
+                    "  (the kernels still run on this GPU, at its speed)\n");
 }
 
 void require_device_memory(double bytes, const std::string& what) {
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (emulating_t4()) {  // as if this GPU had a T4's memory, of which as much is in use as here
+        const std::size_t used = total_bytes - free_bytes;
+        total_bytes = std::min(total_bytes, kT4GlobalMem);
+        free_bytes = total_bytes > used ? total_bytes - used : 0;
+    }
     // Keep 5% (at least 64 MiB) back for the CUDA context, cuBLAS workspaces and fragmentation.
     const double slack = std::max(0.05 * static_cast<double>(free_bytes), 64.0 * 1024 * 1024);
     if (bytes + slack > static_cast<double>(free_bytes)) {

@@ -42,6 +42,17 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// True when the environment variable COURSE_EMULATE_T4 is set to anything but "" or "0": then
+/// query_device() and require_device_memory() report no more than an NVIDIA T4 (Colab's free GPU,
+/// sm_75) has — 64 KiB of shared memory per block with the opt-in and per SM, 15 GiB of device
+/// memory — so that the refusals and fallbacks a T4 takes run on a larger GPU too
+/// (scripts/gpu_check.sh --t4). Only these limits change: the kernels run at this GPU's speed.
+bool emulating_t4();
+/// The limits emulating_t4() applies.
+constexpr std::size_t kT4SmemPerBlockOptin = 64 * 1024;  // cudaDevAttrMaxSharedMemoryPerBlockOptin on sm_75
+constexpr std::size_t kT4SmemPerSm = 64 * 1024;          // cudaDevAttrMaxSharedMemoryPerMultiprocessor on sm_75
+constexpr std::size_t kT4GlobalMem = 15ull << 30;        // nvidia-smi: 15360 MiB
+
 /// Empty if a GPU can run this program's kernels, otherwise a one-line reason.
 std::string gpu_unavailable_reason();
 /// The reason when cudaGetDeviceCount failed with `cuda_error`, given what cudaDriverGetVersion

@@ -13,11 +13,17 @@
 #   --no-sanitize    skip compute-sanitizer
 #   --no-lessons     skip running the lessons
 #   --ncu            also run each selected lesson's Nsight Compute script (lessons/NN_*/ncu*.sh)
+#   --t4             the code a T4 (Colab's free GPU, sm_75) runs, on this GPU: build for compute_75
+#                    PTX only (CMAKE_CUDA_ARCHITECTURES=75-virtual, the driver compiles it for this
+#                    GPU at start-up, so every sm_75 code path runs), check that the binaries hold
+#                    nothing else, and run checks and lessons with COURSE_EMULATE_T4=1 (a T4's
+#                    shared-memory and memory limits; see common/device_info.cuh). No OpenCL or ncu
+#                    steps; default build folder build-t4
 #   any other argument after -- goes to cmake's configure step
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-build=build-gpu out="" arch="" sanitize=1 lessons=1 ncu=0 only=() extra=()
+build="" out="" arch="" sanitize=1 lessons=1 ncu=0 t4=0 only=() extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -28,10 +34,18 @@ while [ $# -gt 0 ]; do
     --no-lessons) lessons=0; shift ;;
     --ncu) ncu=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --t4) t4=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "gpu_check.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+if [ $t4 -eq 1 ]; then
+  [ -n "$arch" ] && [ "$arch" != 75-virtual ] && { echo "gpu_check.sh: --t4 builds for 75-virtual; leave out --arch" >&2; exit 2; }
+  [ $ncu -eq 1 ] && { echo "gpu_check.sh: --t4 has no ncu step (the profiler scripts measure this GPU's own build)" >&2; exit 2; }
+  arch=75-virtual build=${build:-build-t4}
+  export COURSE_EMULATE_T4=1
+fi
+build=${build:-build-gpu}
 out=${out:-$build/gpu-check}
 mkdir -p "$out"
 summary="$out/summary.txt"
@@ -61,6 +75,22 @@ if ! cmake "${config[@]}" "${extra[@]}" > "$out/build.txt" 2>&1 || ! cmake --bui
   tail -n 40 "$out/build.txt"; note "BUILD FAILED (see $out/build.txt)"; exit 1
 fi
 note "build: ok"
+
+# --t4: every lesson and check must hold compute_75 PTX and no machine code (no sm_90 fallback).
+if [ $t4 -eq 1 ]; then
+  note "T4 mode: compute_75 PTX only, JIT-compiled for this GPU; COURSE_EMULATE_T4=1"
+  : > "$out/cuobjdump.txt"
+  for l in "${selected[@]}"; do
+    for bin in "$build/$l" "$build/${l}_check"; do
+      elf=$(cuobjdump --list-elf "$bin" 2>&1 | grep -c '^ELF file')
+      ptx=$(cuobjdump --list-ptx "$bin" 2>&1 | grep '^PTX file')
+      { echo "=== $bin"; cuobjdump --list-elf --list-ptx "$bin" 2>&1; } >> "$out/cuobjdump.txt"
+      if [ "$elf" -eq 0 ] && [ -n "$ptx" ] && ! grep -qv 'sm_75' <<< "$ptx"; then :
+      else status=1; note "T4 mode: $bin holds more than compute_75 PTX ($elf machine-code images; see $out/cuobjdump.txt)"; fi
+    done
+  done
+  [ $status -eq 0 ] && note "T4 mode: every lesson and check holds only compute_75 PTX (cuobjdump; $out/cuobjdump.txt)"
+fi
 
 # Checks: the GPU must be there (COURSE_REQUIRE_GPU turns a would-be skip into a failure).
 labels=$(IFS='|'; echo "${selected[*]}|common")
@@ -117,7 +147,7 @@ fi
 # environment also sets OCL_ICD_FILENAMES, a list of ICD libraries that ocl-icd 2.3.2 reads, the
 # loader loads those too; --list-devices at the top of opencl.txt shows what it found.) The checks
 # must run (COURSE_REQUIRE_OPENCL=1: no skip); the program's table goes to opencl.txt and results.csv.
-if [[ " ${selected[*]} " == *" 02_shared_transpose "* ]]; then
+if [ $t4 -eq 0 ] && [[ " ${selected[*]} " == *" 02_shared_transpose "* ]]; then
   if ! cmake --build "$build" --target 02_shared_transpose_opencl 02_shared_transpose_opencl_check >> "$out/build.txt" 2>&1; then
     note "opencl: not built (configure found no OpenCL loader or CL/opencl.hpp; see $out/build.txt)"
   else

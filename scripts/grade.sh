@@ -236,6 +236,10 @@ case "$submissions/" in "$out/"*) usage_error "SUBMISSIONS must not be inside --
 rm -rf -- "$cells_dir" "$out/gradebook.csv" "$out/gradebook.md" "$out/course-view"
 mkdir -p -- "$cells_dir" && : > "$marker" || exit 1
 chmod 755 "$out" "$cells_dir"
+if [ $no_sandbox -eq 0 ] && [ $as_root -eq 1 ] && ! setpriv --reuid=60000 --regid=60000 --clear-groups test -x "$cells_dir"; then
+  echo "$me: no sandbox: a cell could not reach $out (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" >&2
+  exit 3
+fi
 ncell=0
 cell_dirs=() cell_sources=() cell_lessons=()
 new_cell() {  # new_cell STUDENT LESSON [SOURCE]: a cell folder, with result.txt when there is nothing to build
@@ -314,9 +318,9 @@ judge_targets=(course_common course_test_main common_check)  # and the checks of
 for l in $(printf '%s\n' ${cell_lessons[@]+"${cell_lessons[@]}"} | sort -u); do judge_targets+=("${l}_check"); done
 echo "$me: building the course and its judges once (log: $common.log)"
 if ! { cmake -S "$repo" -B "$common" "${config[@]}" &&
-       cmake --build "$common" --target "${judge_targets[@]}"; } > "$common.log" 2>&1; then
+       cmake --build "$common" --target course_common course_test_main common_check; } > "$common.log" 2>&1; then
   tail -n 20 "$common.log" >&2
-  echo "$me: could not build the course's common/ and checks (see $common.log); nothing graded" >&2
+  echo "$me: could not build the course's common/ (see $common.log); nothing graded" >&2
   exit 1
 fi
 if [ $host_only -eq 0 ]; then
@@ -329,6 +333,12 @@ if [ $host_only -eq 0 ]; then
     printf '%s\n' "$probe" | tail -n 5 >&2
     echo "$me: the check of common/ failed on this GPU (exit $rc); nothing graded" >&2; exit 1
   fi
+fi
+
+if ! cmake --build "$common" --target "${judge_targets[@]}" >> "$common.log" 2>&1; then
+  tail -n 20 "$common.log" >&2
+  echo "$me: could not build the course's checks, the judges (see $common.log); nothing graded" >&2
+  exit 1
 fi
 
 # The two libraries a cell links, apart from the judges (which hold the course's solutions, so no
@@ -402,6 +412,10 @@ sandbox_s=0
 if [ $no_sandbox -eq 0 ]; then
   cell_uid=60000
   sandboxed run "$prebuilt"
+  if ! why=$("${sb[@]}" true 2>&1); then
+    echo "$me: no sandbox: a cell's sandbox cannot start ($(head -n 1 <<< "$why")); every folder above --out must be open to other users (chmod o+x), as a cell runs as a user of its own (nothing graded)" >&2
+    exit 3
+  fi
   sandbox_s=$(for k in 1 2 3; do t0=$(date +%s.%N); "${sb[@]}" true > /dev/null 2>&1; seconds_since "$t0"; echo; done | sort -n | sed -n 2p)
 fi
 hidden_arg=(); [ -n "$hidden" ] && hidden_arg=(--hidden-shapes "$([ $no_sandbox -eq 1 ] && echo "$hidden" || echo /hidden-shapes.txt)")
@@ -417,11 +431,12 @@ boxed() {
   ( timeout -k 5 "$limit" ${sb[@]+"${sb[@]}"} "$@" 3> "$transcript" < /dev/null 2>&1 |
       { dd of="$dir/$name.log" bs="$cap" count=1 iflag=fullblock 2> /dev/null; wc -c > "$dir/$name.cut"; }
     echo "${PIPESTATUS[0]}" > "$dir/$name.rc" ) &
-  local bg=$! n
+  local bg=$! n base=0 who=$cell_uid
+  [ $as_root -eq 1 ] || { who=$(id -u); base=$(pgrep -c -u "$who"); }  # not root: the cell's share of this user's
   max_procs=0
   while kill -0 "$bg" 2> /dev/null; do
-    if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ]; then
-      n=$(pgrep -c -u "$cell_uid" 2> /dev/null); [ "${n:-0}" -gt "$max_procs" ] && max_procs=$n
+    if [ $no_sandbox -eq 0 ]; then
+      n=$(( $(pgrep -c -u "$who" 2> /dev/null || echo 0) - base )); [ "$n" -gt "$max_procs" ] && max_procs=$n
     fi
     sleep 0.2
   done
@@ -500,7 +515,7 @@ run_finding() {  # run_finding NAME LIMIT DIR
   fi
   cut=$(cat "$dir/$name.cut" 2> /dev/null || echo 0)
   [ "${cut:-0}" -gt 0 ] && echo "$name output over $output_kib KiB, cut ($cut bytes more)"
-  [ "$max_procs" -ge "$procs" ] && echo "$name hit the process limit ($procs processes)"
+  [ "$max_procs" -ge $((procs - 4)) ] && echo "$name hit the process limit ($procs processes)"
   return 0
 }
 gpu_in_use() {  # prints what holds the GPU (compute processes), nothing when it is free
@@ -526,6 +541,9 @@ for i in "${!cell_dirs[@]}"; do
   if [ "$(cat "$dir/compiled" 2> /dev/null)" != yes ]; then
     err=$(grep -m 1 -E ': (fatal )?error|CMake Error' "$dir/build.log" 2> /dev/null); err=${err//"$box/src/"/}
     finding="does not compile: $(shorten "${err:-see build.log}")"
+    if head -n 1 "$dir/build.log" 2> /dev/null | grep -q '^bwrap: '; then
+      finding="the sandbox refused to start the compiler: $(head -n 1 "$dir/build.log" | cut -c 8-200)"
+    fi
     cut=$(cat "$dir/build.cut" 2> /dev/null || echo 0); [ "${cut:-0}" -gt 0 ] && add "compiler output over $output_kib KiB, cut"
     finish_cell "$dir" no "" "" "$finding"
     echo "$me: $label: does not compile"

@@ -313,6 +313,17 @@ int lesson(int argc, char** argv) {
     const course::DeviceReport& gpu = this_gpu();
     course::print_device_report(gpu);
     bool all_ok = true;
+    // By default, time only the tiles this GPU can hold (a T4's 64 KiB opt-in limit has no room
+    // for the 128 x 129 tile); a --tile it cannot hold is refused below with exit code 4.
+    if (tile_option == 0) {
+        std::vector<int> fitting;
+        for (int t : tiles) {
+            if (transpose_smem_bytes(t) <= gpu.smem_per_block_optin) fitting.push_back(t);
+            else std::printf("tile %d left out: its %zu bytes of shared memory exceed this GPU's per-block limit of %zu\n",
+                             t, transpose_smem_bytes(t), gpu.smem_per_block_optin);
+        }
+        tiles = fitting;
+    }
 
     // 1. The reversal, by default as large as one block may hold.
     const int n = reverse_n ? static_cast<int>(reverse_n) : static_cast<int>(gpu.smem_per_block_optin / sizeof(float));
@@ -355,6 +366,10 @@ int lesson(int argc, char** argv) {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
         std::printf("  %-22s", carveout < 0 ? "default (none set)" : (std::to_string(carveout) + " %").c_str());
         for (int t : {32, 64, 128}) {
+            if (transpose_smem_bytes(t) > gpu.smem_per_block_optin) {  // a T4: tile 128 does not fit
+                std::printf("  %19s", "does not fit");
+                continue;
+            }
             allow_dynamic_smem(kernel, transpose_smem_bytes(t), "a tile");
             const dim3 block = transpose_block(t);
             int blocks = 0;

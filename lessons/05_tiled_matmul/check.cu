@@ -273,6 +273,15 @@ TEST_CASE("warp-tiled shapes: each output has one owner, each warp one rectangle
 #undef COURSE_CHECK_SHAPE
 }
 
+TEST_CASE("shared memory per block: on a T4 (64 KiB with the opt-in) the 8-deep pipelined kernel fits, the 16-deep one not") {
+    CHECK(pipelined_shared_bytes<WarpTile16x8, 3>() == 3 * 8 * (128 + 4 + 256) * 4);
+    CHECK(static_cast<std::size_t>(pipelined_shared_bytes<WarpTile16x8, 3>()) <= course::kT4SmemPerBlockOptin);
+    CHECK(static_cast<std::size_t>(pipelined_shared_bytes<WarpTile16x8K16, 3>()) > course::kT4SmemPerBlockOptin);
+    int above_48k = 0;
+    for (const Variant& v : kVariants) above_48k += v.shared_bytes > 48 * 1024 ? 1 : 0;
+    CHECK(above_48k == 1);  // only that one asks for the opt-in; the lesson leaves it out where it does not fit
+}
+
 // ---------------------------------------------------------------- GPU
 
 GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, C poisoned first") {
@@ -284,6 +293,10 @@ GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, 
             CAPTURE(M);
             CAPTURE(N);
             CAPTURE(K);
+            if (!fits_this_gpu(v)) {  // a T4: refused on the host, nothing launched
+                CHECK_THROWS_AS(v.launch(nullptr, nullptr, nullptr, M, N, K), course::DoesNotFitError);
+                continue;
+            }
             const auto r = p.run_and_compare([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); });
             INFO(r.summary());
             CHECK(r.ok());
@@ -326,6 +339,10 @@ GPU_TEST_CASE("no kernel writes past the end of C") {
     course::DeviceBuffer<float> a(host_a), b(host_b), c(static_cast<std::size_t>(M) * N + guard);
     for (const Variant& v : kVariants) {
         INFO("kernel: ", std::string(v.name));
+        if (!fits_this_gpu(v)) {  // a T4: refused on the host, nothing launched
+            CHECK_THROWS_AS(v.launch(a.data(), b.data(), c.data(), M, N, K), course::DoesNotFitError);
+            continue;
+        }
         c.poison();
         v.launch(a.data(), b.data(), c.data(), M, N, K);
         const std::vector<float> out = c.to_host();

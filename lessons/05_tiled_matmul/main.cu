@@ -589,9 +589,18 @@ template <class S, int kStages>
 constexpr int pipelined_shared_bytes() {
     return kStages * S::kBK * (S::kBM + S::kAPad + S::kBN) * static_cast<int>(sizeof(float));
 }
+/// The most dynamic shared memory one block may have on this GPU (cudaDevAttrMaxSharedMemoryPerBlockOptin):
+/// 227 KiB on an H100 or H200, 64 KiB on a T4 (sm_75). Read once.
+std::size_t smem_per_block_optin() {
+    static const std::size_t limit = course::query_device().smem_per_block_optin;
+    return limit;
+}
 template <class S, int kStages>
 void launch_pipelined(const float* A, const float* B, float* C, int M, int N, int K) {
     constexpr int bytes = pipelined_shared_bytes<S, kStages>();
+    if (static_cast<std::size_t>(bytes) > smem_per_block_optin())  // a T4 has no room for the 16-deep slabs
+        throw course::DoesNotFitError("this kernel needs " + std::to_string(bytes) + " bytes of shared memory per block; "
+                                      "this GPU allows at most " + std::to_string(smem_per_block_optin()));
     // Above 48 KiB a kernel must ask for its shared memory before its first launch.
     static const bool configured = [] {
         for (auto kernel : {matmul_pipelined<S, kStages, true>, matmul_pipelined<S, kStages, false>})
@@ -618,6 +627,7 @@ struct Variant {
     const char* name;
     Launcher launch;
     int tile_rows, tile_cols;  // the block of C one thread block computes: sets its global traffic
+    int shared_bytes = 0;      // dynamic shared memory per block, where it may exceed 48 KiB (else 0)
 };
 /// The kernels of this lesson, in the order they are presented.
 const Variant kVariants[] = {
@@ -628,9 +638,13 @@ const Variant kVariants[] = {
     // going further
     {"warp_tiled 128x128x8 8x8", launch_warp_tiled<WarpTile8x8>, 128, 128},
     {"warp_tiled 128x256x8 16x8", launch_warp_tiled<WarpTile16x8>, 128, 256},
-    {"pipelined 128x256x8 16x8", launch_pipelined<WarpTile16x8, 3>, 128, 256},
-    {"pipelined 128x256x16 16x8", launch_pipelined<WarpTile16x8K16, 3>, 128, 256},
+    {"pipelined 128x256x8 16x8", launch_pipelined<WarpTile16x8, 3>, 128, 256, pipelined_shared_bytes<WarpTile16x8, 3>()},
+    {"pipelined 128x256x16 16x8", launch_pipelined<WarpTile16x8K16, 3>, 128, 256,
+     pipelined_shared_bytes<WarpTile16x8K16, 3>()},
 };
+/// Whether this GPU gives a block the shared memory the variant needs (on a T4 the 16-deep
+/// pipelined kernel, 74,496 bytes, does not fit: its launcher refuses with DoesNotFitError).
+bool fits_this_gpu(const Variant& v) { return static_cast<std::size_t>(v.shared_bytes) <= smem_per_block_optin(); }
 
 // ---------------------------------------------------------------- cuBLAS, the ceiling
 
@@ -929,6 +943,14 @@ int lesson(int argc, char** argv) {
     course::require_gpu();
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
+    std::vector<const Variant*> fitting;
+    for (const Variant* v : chosen) {
+        if (fits_this_gpu(*v)) fitting.push_back(v);
+        else std::printf("%s left out: it needs %d bytes of shared memory per block, this GPU allows at most %zu\n",
+                         v->name, v->shared_bytes, gpu.smem_per_block_optin);
+    }
+    if (fitting.empty()) throw course::DoesNotFitError("no kernel chosen by --kernel '" + only + "' fits in this GPU's shared memory");
+    chosen = fitting;
     if (sweep) {
         course::require_device_memory(4.0 * 3 * 8192 * 8192, "the sweep's largest A, B and C");
         return run_sweep(gpu, chosen, timing);

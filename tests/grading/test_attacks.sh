@@ -43,9 +43,11 @@ gen=(--attacks "$tmp/out"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
 
 mode=(); [ $gpu -eq 0 ] && mode=(--host-only)
 start=$(date +%s)
+console=$tmp/console.txt; [ -n "$keep" ] && mkdir -p "$keep" && console=$keep/console.txt  # written as it goes
 "$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --file-mib 64 --jobs 2 ${mode[@]+"${mode[@]}"} \
-  ${args[@]+"${args[@]}"} > "$tmp/console.txt" 2>&1
-rc=$?
+  ${args[@]+"${args[@]}"} 2>&1 | tee "$console" | grep --line-buffered -a '^grade.sh: ' | cut -c 1-300
+rc=${PIPESTATUS[0]}
+[ "$console" = "$tmp/console.txt" ] || cp "$console" "$tmp/console.txt"
 echo "grade.sh exit code $rc after $(( $(date +%s) - start )) s"
 [ $rc -eq 1 ] || { fail "grade.sh exit code $rc, expected 1 (some cells must fail)"; tail -n 30 "$tmp/console.txt"; }
 
@@ -96,7 +98,7 @@ size=$(du -sm "$tmp/out/cells" | cut -f1)
 grep -a '^Time per cell' "$tmp/console.txt"
 
 if [ -n "$keep" ]; then
-  mkdir -p "$keep" && cp "$tmp/out/gradebook.csv" "$tmp/out/gradebook.md" "$tmp/console.txt" "$keep/"
+  cp "$tmp/out/gradebook.csv" "$tmp/out/gradebook.md" "$keep/"
   sed "s|$tmp|/tmp/grading|g" -i "$keep/console.txt" "$keep/gradebook.md" "$keep/gradebook.csv"
 fi
 if [ $failures -gt 0 ]; then

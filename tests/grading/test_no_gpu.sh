@@ -26,7 +26,9 @@ case $mode in
   *) echo "usage: $0 real|smi-fails|runtime [cmake args]"; exit 2 ;;
 esac
 [ -f "$tmp/bin/nvidia-smi" ] && chmod +x "$tmp/bin/nvidia-smi"
-env ${env[@]+"${env[@]}"} PATH="$tmp/bin:$PATH" "$scripts/grade.sh" "$tmp/submissions" --out "$tmp/out" "$@" > "$tmp/log" 2>&1
+# (runtime: --no-sandbox, so that the GPU is what is tested, also where bubblewrap is missing)
+extra=(); [ "$mode" = runtime ] && extra=(--no-sandbox)
+env ${env[@]+"${env[@]}"} PATH="$tmp/bin:$PATH" "$scripts/grade.sh" "$tmp/submissions" --out "$tmp/out" ${extra[@]+"${extra[@]}"} "$@" > "$tmp/log" 2>&1
 rc=$?
 cat "$tmp/log"
 last=$(tail -n 1 "$tmp/log")
