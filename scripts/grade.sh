@@ -185,10 +185,20 @@ if [ $host_only -eq 0 ]; then
 fi
 
 # ================================================================= the sandbox, before building anything
-# Cells run as a user of their own (uid 60000 + cell number) when grade.sh runs as root: then the
+# Cells run as a user of their own (uid_base + cell number) when grade.sh runs as root: then the
 # process limit counts that cell's processes alone, and a cell can read nothing only root may.
 # Run as another user, every cell runs as that user and the limit is that user's count + --procs.
 as_root=0; [ "$(id -u)" -eq 0 ] && as_root=1
+# Two grade.sh runs on one machine must not share user ids (each kills its cells' users' processes):
+# each run holds one of ten slots (a lock), and its cells' users are 100000 + 10000 * slot + cell.
+uid_base=100000
+if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ] && command -v flock > /dev/null; then
+  for slot in 0 1 2 3 4 5 6 7 8 9; do
+    exec {slot_fd}> "/tmp/.course-grade-slot-$slot.lock" && flock -n "$slot_fd" && { uid_base=$((100000 + 10000 * slot)); break; }
+    exec {slot_fd}>&-; slot_fd=""
+  done
+  if [ -z "${slot_fd-}" ]; then echo "$me: ten grade.sh runs are already going on this machine; wait for one to end" >&2; exit 1; fi
+fi
 sandbox_version="none"
 if [ $no_sandbox -eq 0 ]; then
   if ! command -v bwrap > /dev/null 2>&1; then
@@ -199,7 +209,7 @@ if [ $no_sandbox -eq 0 ]; then
     echo "$me: no sandbox: setpriv (util-linux) not found, needed to run cells as users of their own (nothing graded)" >&2
     exit 3
   fi
-  probe_pre=(); [ $as_root -eq 1 ] && probe_pre=(setpriv --reuid=60000 --regid=60000 --clear-groups)
+  probe_pre=(); [ $as_root -eq 1 ] && probe_pre=(setpriv --reuid="$uid_base" --regid="$uid_base" --clear-groups)
   if ! why=$("${probe_pre[@]}" bwrap --unshare-all --die-with-parent --ro-bind / / --proc /proc --dev /dev true 2>&1); then
     echo "$me: no sandbox: bubblewrap cannot create its namespaces here ($(head -n 1 <<< "$why")); user namespaces may be off (sysctl kernel.unprivileged_userns_clone, AppArmor, a container), or grade without one with --no-sandbox (nothing graded)" >&2
     exit 3
@@ -236,7 +246,7 @@ case "$submissions/" in "$out/"*) usage_error "SUBMISSIONS must not be inside --
 rm -rf -- "$cells_dir" "$out/gradebook.csv" "$out/gradebook.md" "$out/course-view"
 mkdir -p -- "$cells_dir" && : > "$marker" || exit 1
 chmod 755 "$out" "$cells_dir"
-if [ $no_sandbox -eq 0 ] && [ $as_root -eq 1 ] && ! setpriv --reuid=60000 --regid=60000 --clear-groups test -x "$cells_dir"; then
+if [ $no_sandbox -eq 0 ] && [ $as_root -eq 1 ] && ! setpriv --reuid="$uid_base" --regid="$uid_base" --clear-groups test -x "$cells_dir"; then
   echo "$me: no sandbox: a cell could not reach $out (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" >&2
   exit 3
 fi
@@ -292,6 +302,7 @@ echo "$me: $ncell cells (${#cell_dirs[@]} to build) from $submissions; everythin
   else echo "Graded in a sandbox ($sandbox_version); limits: ${timeout_s} s, $procs processes, files $file_mib MiB, scratch $scratch_mib MiB, output $output_kib KiB."; fi
   echo "Inputs drawn with --seed $seed${hidden:+, with hidden shapes}${host_only:+}."
   [ $host_only -eq 1 ] && echo "Host test cases only (--host-only): no GPU check was run."
+  [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ] && echo "Cells ran as user ids $((uid_base + 1)) to $((uid_base + ncell))."
 } > "$cells_dir/run-info.txt"
 
 # ================================================================= interruption
@@ -410,7 +421,7 @@ sandboxed() {
 # What the sandbox itself costs: an empty command in it, timed (three times, the median).
 sandbox_s=0
 if [ $no_sandbox -eq 0 ]; then
-  cell_uid=60000
+  cell_uid=$uid_base
   sandboxed run "$prebuilt"
   if ! why=$("${sb[@]}" true 2>&1); then
     echo "$me: no sandbox: a cell's sandbox cannot start ($(head -n 1 <<< "$why")); every folder above --out must be open to other users (chmod o+x), as a cell runs as a user of its own (nothing graded)" >&2
@@ -428,7 +439,10 @@ boxed() {
   sandboxed "$role" "$box"
   local cap=$((output_kib * 1024))
   [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ] && pkill -KILL -u "$cell_uid" 2> /dev/null  # never two runs of one user
-  ( timeout -k 5 "$limit" ${sb[@]+"${sb[@]}"} "$@" 3> "$transcript" < /dev/null 2>&1 |
+  ( for fd in /proc/$BASHPID/fd/*; do  # the sandbox gets stdin, stdout, stderr and fd 3, nothing else
+      fd=${fd##*/}; [ "$fd" -gt 3 ] 2> /dev/null && eval "exec $fd>&-"
+    done
+    timeout -k 5 "$limit" ${sb[@]+"${sb[@]}"} "$@" 3> "$transcript" < /dev/null 2>&1 |
       { dd of="$dir/$name.log" bs="$cap" count=1 iflag=fullblock 2> /dev/null; wc -c > "$dir/$name.cut"; }
     echo "${PIPESTATUS[0]}" > "$dir/$name.rc" ) &
   local bg=$! n base=0 who=$cell_uid
@@ -436,7 +450,8 @@ boxed() {
   max_procs=0
   while kill -0 "$bg" 2> /dev/null; do
     if [ $no_sandbox -eq 0 ]; then
-      n=$(( $(pgrep -c -u "$who" 2> /dev/null || echo 0) - base )); [ "$n" -gt "$max_procs" ] && max_procs=$n
+      n=$(pgrep -c -u "$who" 2> /dev/null); n=$(( ${n:-0} - base ))  # (pgrep -c prints 0 and fails when none)
+      [ "$n" -gt "$max_procs" ] && max_procs=$n
     fi
     sleep 0.2
   done
@@ -451,7 +466,7 @@ boxed() {
 # ================================================================= compile every cell (sandboxed)
 # The cell's own folder: box/src/main.cu (a copy of the submission) and box/build, owned by the
 # cell's user; result.txt and the logs beside box/, where the sandbox cannot reach them.
-uid_of() { echo $((60000 + 10#$(basename -- "$1"))); }
+uid_of() { echo $((uid_base + 10#$(basename -- "$1"))); }
 build_cell() {  # build_cell DIR SOURCE LESSON: writes DIR/compiled (yes/no) and DIR/build.log
   local dir=$1 source=$2 lesson=$3 box=$1/box t0
   cell_uid=$(uid_of "$dir")
@@ -539,8 +554,13 @@ for i in "${!cell_dirs[@]}"; do
     finish_cell "$dir" - "" "" "not graded: $stop_reason"; continue
   fi
   if [ "$(cat "$dir/compiled" 2> /dev/null)" != yes ]; then
-    err=$(grep -m 1 -E ': (fatal )?error|CMake Error' "$dir/build.log" 2> /dev/null); err=${err//"$box/src/"/}
-    finding="does not compile: $(shorten "${err:-see build.log}")"
+    err=$(grep -a -m 1 -E ': (fatal )?error|CMake Error|nvcc fatal|^FAILED: ' "$dir/build.log" 2> /dev/null); err=${err//"$box/src/"/}
+    brc=$(cat "$dir/build.rc" 2> /dev/null || echo "?")
+    if [ -z "$err" ]; then  # no compiler message: say how the build ended, and its last line
+      case $brc in 124|137) err="the build timed out after 600 s" ;;
+        *) err="the build ended with exit code $brc: $(grep -a -v '^$' "$dir/build.log" 2> /dev/null | tail -n 1)" ;; esac
+    fi
+    finding="does not compile: $(shorten "$err")"
     if head -n 1 "$dir/build.log" 2> /dev/null | grep -q '^bwrap: '; then
       finding="the sandbox refused to start the compiler: $(head -n 1 "$dir/build.log" | cut -c 8-200)"
     fi

@@ -21,6 +21,7 @@
 #   //   <each TODO line>
 #   <each STUB line: the text after "STUB: ", indented like the STUB marker>
 #
+# The course site's `// SITE MODEL BEGIN` / `// SITE MODEL END` lines (site/README.md) are left out.
 # Every other line is copied byte for byte. With no STUB lines the region becomes a comment only,
 # so mark the body of a void kernel: it compiles, writes nothing, and the poisoned output makes its
 # checks fail until it is written. A region that must return something gets a STUB line (e.g.
@@ -121,6 +122,8 @@ function(generate_exercise input display out_var error_var)
       endif()
     elseif(line MATCHES "// EXERCISE[ :]")
       set(fail "an EXERCISE marker must be on a line of its own")
+    elseif(line MATCHES "^[ \t]*// SITE MODEL (BEGIN|END)")
+      # the course site's markers (site/README.md): they concern the lesson, not the exercise
     elseif(NOT in_region)
       string(APPEND out "${line}${newline}")
     endif()

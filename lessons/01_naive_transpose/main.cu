@@ -194,6 +194,7 @@ std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int col
     return out;
 }
 
+// SITE MODEL BEGIN: down to SITE MODEL END, also compiled to WebAssembly for the site's sector explorer (site/)
 /// The sector model. Global memory moves in 32-byte sectors: a warp's load or store costs one
 /// sector for every distinct 32-byte-aligned piece of memory its 32 addresses fall in.
 /// 32 consecutive floats = 128 bytes = 4 sectors (ideal); 32 floats a row apart = 32 sectors,
@@ -222,6 +223,7 @@ WarpAccess first_warp_access(Walk walk, int rows, int cols) {
     }
     return w;
 }
+// SITE MODEL END
 
 // ---------------------------------------------------------------- the lesson
 

@@ -48,6 +48,7 @@
 // Conflicts, as ncu counts them: the wavefronts beyond the fewest that could carry the distinct
 // words asked for, which is ceil(distinct words / 32) per unit.
 
+// SITE MODEL BEGIN: down to SITE MODEL END, also compiled to WebAssembly for the site's bank explorer (site/)
 constexpr int kWarpSize = 32;
 constexpr int kBanks = 32;
 constexpr int kBankBytes = 4;
@@ -180,6 +181,7 @@ struct SwizzledTile {  // no spare words: column c of row r is stored at column 
     __host__ __device__ static constexpr int at(int r, int c) { return r * kTile + (c ^ (r & 31)); }
 };
 // EXERCISE END
+// SITE MODEL END
 
 // ================================================================ 3. kernels
 
@@ -386,6 +388,7 @@ int bench_blocks(const course::DeviceReport& gpu) {
     return std::max(1, per_sm) * gpu.sm_count;
 }
 
+// SITE MODEL BEGIN: more of the bank explorer's model (site/)
 // ---- what a warp of each transpose touches in shared memory (block (0,0), warp 0, first step)
 struct TileAccess {
     std::vector<std::int64_t> fill, drain;  // byte addresses of one 4-byte store / load instruction
@@ -420,6 +423,7 @@ TileAccess vec4_tile_access() {
     }
     return a;
 }
+// SITE MODEL END
 
 struct Transpose {
     const char* name;
@@ -457,6 +461,7 @@ std::array<unsigned, kWarpSize> stride_bench_cpu(const std::vector<unsigned>& ta
     return sums;
 }
 
+// SITE MODEL BEGIN: more of the bank explorer's model (site/)
 struct Probe {
     std::string name;
     int width;                         // bytes per lane
@@ -510,6 +515,7 @@ std::vector<Probe> probe_table() {
     p.push_back({"tile64_xor_vec4_gather", 4, vec4_tile_access<SwizzledTile<64>>().drain});
     return p;
 }
+// SITE MODEL END
 
 /// Runs one probe: exactly one launch of bank_probe<T> with one warp. Returns the 4-byte words each
 /// lane loaded (width / 4 per lane), for the check.

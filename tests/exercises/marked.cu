@@ -4,7 +4,9 @@
 #define TWO_LINES(x) \
     do { std::printf("%d;\n", (x)[0]); } while (0)
 
+// SITE MODEL BEGIN: the course site's markers are left out of the exercise
 	int tabbed[2] = {1, 2};   
+// SITE MODEL END
 
 __global__ void empty_body(float* out, int n) {
     // EXERCISE BEGIN 01.body: write every out[i], i < n.

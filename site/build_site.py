@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Builds the course site from the course's own files (site/README.md says what goes in).
+
+    build_site.py --models build/site/explorer_models.js --work build/site/stage --out build/site/html
+
+Stages, under --work, the pages MkDocs needs, taken from the repository at build time (nothing
+here is a second copy of their text): the top README, every lesson's and exercise's README, the
+results README, the charts, a page for every source or log file a README links to, and the two
+explorers. Links are rewritten only where a static site needs it: a link to a folder goes to its
+README, a link to a source file to that file's page. Then `mkdocs build --strict`, which fails on
+any link to a page that does not exist, writes the site to --out.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SITE = os.path.join(ROOT, "site")
+
+# Pages always in the site (each also reachable by links from the top README).
+ENTRY_PAGES = ["README.md", "exercises/README.md", "site/README.md",
+               "site/explorers/sectors.md", "site/explorers/banks.md"]
+IMAGE_EXT = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
+SOURCE_LANG = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".hpp": "cpp", ".h": "c", ".cl": "c",
+               ".py": "python", ".sh": "bash", ".cmake": "cmake", ".txt": "text", ".csv": "text",
+               ".json": "json", ".yml": "yaml"}
+EXTERNAL_IMAGE = re.compile(r"!\[([^\]]*)\]\((?:https?:)?//[^)\s]+\)")
+LINK = re.compile(r"(!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\()([^)\s]+)(\))")  # alt text may hold [..]
+
+
+class SiteError(Exception):
+    pass
+
+
+def split_anchor(target):
+    path, sep, anchor = target.partition("#")
+    return path, sep + anchor
+
+
+def is_local(target):
+    return not re.match(r"^[a-z][a-z0-9+.-]*:", target) and not target.startswith("#") and not target.startswith("/")
+
+
+class Stager:
+    def __init__(self, docs):
+        self.docs = docs
+        self.pages, self.queue, self.files = set(), [], set()
+
+    def add_page(self, rel):
+        if rel not in self.pages:
+            if not os.path.isfile(os.path.join(ROOT, rel)):
+                raise SiteError(f"page {rel} not found")
+            self.pages.add(rel)
+            self.queue.append(rel)
+
+    def resolve(self, page, target):
+        """Where a link of `page` points in the site, queueing whatever it needs."""
+        path, anchor = split_anchor(target)
+        rel = os.path.normpath(os.path.join(os.path.dirname(page), path))
+        full = os.path.join(ROOT, rel)
+        if rel.startswith(".."):
+            raise SiteError(f"{page}: link {target} leaves the repository")
+        if os.path.isdir(full):
+            if not os.path.isfile(os.path.join(full, "README.md")):
+                raise SiteError(f"{page}: link {target} is a folder without a README.md")
+            rel = os.path.join(rel, "README.md")
+            path = os.path.relpath(rel, os.path.dirname(page))
+        elif not os.path.isfile(full):
+            raise SiteError(f"{page}: link {target} points at nothing ({rel})")
+        ext = os.path.splitext(rel)[1].lower()
+        if ext == ".md":
+            self.add_page(rel)
+        elif ext in IMAGE_EXT:
+            self.files.add(rel)
+        else:  # a source file or a log: its own page, beside a copy of the file itself
+            self.files.add(rel)
+            self.source_page(rel)
+            path += ".md"
+        return path + anchor
+
+    def source_page(self, rel):
+        out = os.path.join(self.docs, rel + ".md")
+        if os.path.exists(out):
+            return
+        with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        lang = SOURCE_LANG.get(os.path.splitext(rel)[1].lower(), "text")
+        fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", text)), default=0))
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(f"# {rel}\n\n[The file itself]({os.path.basename(rel)}) · "
+                    f"part of the course's repository, shown here as it was when the site was built.\n\n"
+                    f"{fence}{lang}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}\n")
+
+    def stage_page(self, rel):
+        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        folder = os.path.dirname(rel)
+        if re.match(r"^(lessons|exercises)/\d\d_[^/]+(/opencl)?$", folder):
+            # A lesson's page ends with links to every file of its folder, each shown as a page.
+            files = sorted(f for f in os.listdir(os.path.join(ROOT, folder))
+                           if f != "README.md" and os.path.isfile(os.path.join(ROOT, folder, f)))
+            lines += ["", "---", "", "**The files of this folder:** " + " · ".join(f"[`{f}`]({f})" for f in files)]
+        out, in_fence = [], False
+        for line in lines:
+            if line.lstrip().startswith("```"):
+                in_fence = not in_fence
+            if not in_fence:
+                # An image from another site (a badge) becomes its text: the site loads nothing from
+                # outside itself, so it works offline and from disk.
+                line = EXTERNAL_IMAGE.sub(lambda m: m.group(1), line)
+                line = LINK.sub(lambda m: m.group(1) + (self.resolve(rel, m.group(2)) if is_local(m.group(2))
+                                                        else m.group(2)) + m.group(3), line)
+                # GitHub renders Markdown inside <details>; Python-Markdown does when asked to.
+                line = line.replace("<details>", '<details markdown="1">')
+            out.append(line)
+        dest = os.path.join(self.docs, rel)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(dest, "w", encoding="utf-8") as f:
+            f.write("\n".join(out))
+
+    def run(self, entries):
+        for rel in entries:
+            self.add_page(rel)
+        while self.queue:
+            self.stage_page(self.queue.pop(0))
+        for rel in sorted(self.files):
+            dest = os.path.join(self.docs, rel)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.copyfile(os.path.join(ROOT, rel), dest)
+
+
+def measurements(csv_path, ncu_path):
+    """What the H200 measured, for the explorers: results.csv rows of lessons 01 and 06, and the
+    probe table of lesson 06's Nsight Compute run (model vs counted wavefronts)."""
+    data = {"gpu": "", "lesson01": {}, "lesson06": {}, "strides": {}, "probes": {}}
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["lesson"] not in ("01_naive_transpose", "06_bank_conflicts"):
+                continue
+            data["gpu"] = row["gpu"]
+            entry = {"rate": float(row["rate"]), "unit": row["unit"], "percent": float(row["percent_of_ceiling"]),
+                     "problem": row["problem"]}
+            if row["lesson"] == "01_naive_transpose":
+                data["lesson01"][row["kernel"]] = entry
+            elif row["problem"].startswith("stride microbenchmark"):
+                m = re.match(r"s\[lane \* (\d+)\]", row["kernel"])
+                if m:
+                    data["strides"][m.group(1)] = entry
+            else:
+                data["lesson06"][row["kernel"]] = entry
+    header = None
+    with open(ncu_path, encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if line.startswith("| probe |"):
+                header = cells
+            elif header and line.startswith("| ") and not line.startswith("| ---") and len(cells) == len(header):
+                row = dict(zip(header, cells))
+                data["probes"][row["probe"]] = {"ncu_wavefronts": int(row["ncu ld wavefronts"]),
+                                                "ncu_conflicts": int(row["ncu ld conflicts"])}
+    if not data["lesson01"] or not data["lesson06"] or not data["probes"]:
+        raise SiteError(f"no lesson 01/06 rows in {csv_path} or no probe table in {ncu_path}")
+    return data
+
+
+def main():
+    global ROOT  # --root: another checkout (the tests use small fake ones)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", required=True, help="explorer_models.js built by em++")
+    ap.add_argument("--work", required=True, help="staging folder (emptied first)")
+    ap.add_argument("--out", required=True, help="where the site goes (emptied first)")
+    ap.add_argument("--results", default="results/h200", help="results folder the explorers quote")
+    ap.add_argument("--root", default=ROOT, help="the course's repository (default: the one holding this script)")
+    ap.add_argument("--site-url", default="", help="where the site will be served (e.g. https://you.github.io/course/): "
+                    "only the 404 page needs it")
+    args = ap.parse_args()
+    ROOT = os.path.abspath(args.root)
+    try:
+        if not os.path.isfile(args.models):
+            raise SiteError(f"{args.models} not found (it is built by em++: see site/README.md)")
+        work = os.path.abspath(args.work)
+        docs = os.path.join(work, "docs")
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(docs)
+        stager = Stager(docs)
+        lessons = sorted(d for d in os.listdir(os.path.join(ROOT, "lessons")) if re.match(r"\d\d_", d))
+        entries = ENTRY_PAGES + [f"lessons/{d}/README.md" for d in lessons] + \
+            [f"exercises/{d}/README.md" for d in lessons if os.path.isfile(os.path.join(ROOT, "exercises", d, "README.md"))] + \
+            [f"results/{g}/README.md" for g in sorted(os.listdir(os.path.join(ROOT, "results")))
+             if os.path.isfile(os.path.join(ROOT, "results", g, "README.md"))]
+        stager.run(entries)
+
+        explorers = os.path.join(docs, "site", "explorers")  # the pages are staged already; now their scripts
+        for name in os.listdir(os.path.join(SITE, "explorers")):
+            if not name.endswith(".md"):
+                shutil.copyfile(os.path.join(SITE, "explorers", name), os.path.join(explorers, name))
+        shutil.copyfile(args.models, os.path.join(explorers, "explorer_models.js"))
+        shutil.copytree(os.path.join(SITE, "theme"), os.path.join(work, "theme"))
+        results = os.path.join(ROOT, args.results)
+        data = measurements(os.path.join(results, "results.csv"), os.path.join(results, "ncu.txt"))
+        data["source"] = args.results
+        with open(os.path.join(explorers, "h200_measured.js"), "w", encoding="utf-8") as f:
+            # A script, not JSON fetched at run time: pages opened from file:// cannot fetch.
+            f.write(f"// Written by site/build_site.py from {args.results} at build time.\n")
+            f.write("window.COURSE_MEASURED = " + json.dumps(data, indent=1) + ";\n")
+
+        with open(os.path.join(SITE, "mkdocs.yml"), encoding="utf-8") as f:
+            config = f.read()
+        nav = ["nav:", "  - Home: README.md", "  - Lessons:"]
+        for d in lessons:
+            nav.append(f"    - {d[:2]} {d[3:].replace('_', ' ')}: lessons/{d}/README.md")
+            if d == "02_shared_transpose":
+                nav.append(f"    - 02 in OpenCL: lessons/{d}/opencl/README.md")
+        nav += ["  - Exercises:", "    - How they work: exercises/README.md"]
+        nav += [f"    - {d[:2]} {d[3:].replace('_', ' ')}: exercises/{d}/README.md" for d in lessons
+                if os.path.isfile(os.path.join(docs, "exercises", d, "README.md"))]
+        nav += ["  - Explorers:", "    - Sectors (lesson 01): site/explorers/sectors.md",
+                "    - Banks (lesson 06): site/explorers/banks.md",
+                "  - Results:"]
+        nav += [f"    - {gpu.upper()}: results/{gpu}/README.md" for gpu in sorted(os.listdir(os.path.join(ROOT, "results")))
+                if os.path.isfile(os.path.join(docs, "results", gpu, "README.md"))]
+        nav += ["  - About this site: site/README.md"]
+        if args.site_url:
+            nav.append(f"site_url: {json.dumps(args.site_url)}")
+        with open(os.path.join(work, "mkdocs.yml"), "w", encoding="utf-8") as f:
+            f.write(config + "\n" + "\n".join(nav) + "\n")
+        out = os.path.abspath(args.out)
+        shutil.rmtree(out, ignore_errors=True)
+        r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+                            "-f", os.path.join(work, "mkdocs.yml"), "-d", out])
+        if r.returncode != 0:
+            raise SiteError("mkdocs build failed (see above)")
+        with open(os.path.join(out, ".nojekyll"), "w"):
+            pass  # GitHub Pages: serve the folder as it is
+        print(f"site: {out}/index.html ({len(stager.pages)} pages from the course, {len(stager.files)} files)")
+        return 0
+    except (SiteError, OSError) as e:
+        print(f"build_site.py: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
