@@ -35,6 +35,10 @@
 #                        gradebook says which, so that a run can be repeated)
 #   --hidden-shapes FILE extra shapes for every lesson's checks (format: common/transcript.hpp;
 #                        keep the file away from students)
+#   --scratch-mib N, --file-mib N, --output-kib N, --procs N
+#                        a cell's limits: its /tmp and /dev/shm (default 256 MiB each), any file it
+#                        writes (1024 MiB), what it prints (1024 KiB kept, the rest counted),
+#                        processes (64)
 #   --arch LIST          CMAKE_CUDA_ARCHITECTURES (default: the GPU's own, via nvidia-smi)
 #   --jobs N             cells compiled at the same time (default: half the CPU cores); the
 #                        checks themselves run one at a time, so they never share the GPU
@@ -164,6 +168,17 @@ if [ -n "$from" ]; then
   write_gradebook "$from" "$out"; status=$?
   cat -- "$out/gradebook.md"
   exit $status
+fi
+
+# The hidden shapes, checked before anything is built: a lesson the course has, then as many
+# numbers as that lesson's check.cu takes (hidden_shapes(...) there), each from 1 up.
+if [ -n "$hidden" ]; then
+  bad=$(awk '{ sub(/#.*/, "") } NF == 0 { next }
+    { n = ($1 == "04_reduction") ? 1 : ($1 == "05_tiled_matmul") ? 3 : ($1 ~ /^0[1236]_/) ? 2 : -1
+      ok = (n == NF - 1) && ($1 ~ /^(01_naive_transpose|02_shared_transpose|03_dynamic_shared|04_reduction|05_tiled_matmul|06_bank_conflicts)$/)
+      for (i = 2; i <= NF; i++) if ($i !~ /^[1-9][0-9]*$/) ok = 0
+      if (!ok) { printf "line %d: \"%s\" (a lesson, then %s positive whole numbers)", NR, $0, (n < 0 ? "its" : n); exit } }' "$hidden")
+  [ -z "$bad" ] || usage_error "--hidden-shapes $hidden, $bad"
 fi
 
 [ -n "$submissions" ] || usage_error "no SUBMISSIONS folder given"
@@ -554,7 +569,9 @@ for i in "${!cell_dirs[@]}"; do
     finish_cell "$dir" - "" "" "not graded: $stop_reason"; continue
   fi
   if [ "$(cat "$dir/compiled" 2> /dev/null)" != yes ]; then
-    err=$(grep -a -m 1 -E ': (fatal )?error|CMake Error|nvcc fatal|^FAILED: ' "$dir/build.log" 2> /dev/null); err=${err//"$box/src/"/}
+    err=$(grep -a -m 1 -E ': (fatal )?error|CMake Error|nvcc fatal' "$dir/build.log" 2> /dev/null)  # the compiler's first
+    [ -n "$err" ] || err=$(grep -a -m 1 -E '^FAILED: ' "$dir/build.log" 2> /dev/null)        # else the failed step
+    err=${err//"$box/src/"/}
     brc=$(cat "$dir/build.rc" 2> /dev/null || echo "?")
     if [ -z "$err" ]; then  # no compiler message: say how the build ended, and its last line
       case $brc in 124|137) err="the build timed out after 600 s" ;;
