@@ -139,6 +139,45 @@ TEST_CASE("Cli parses options, flags and --help, and refuses what it does not kn
     CHECK_FALSE(cli.parse(2, help));
 }
 
+TEST_CASE("Cli: an option with a list of values refuses every other value with one message") {
+    long long tile = 0;
+    auto make = [&](Cli& cli) { cli.option("--tile", &tile, "tile edge", {0, 8, 16, 256}); };
+    for (const char* good : {"0", "8", "256", "2^4"}) {
+        Cli cli("prog", "summary");
+        make(cli);
+        const char* argv[] = {"prog", "--tile", good};
+        CHECK(cli.parse(3, argv));
+    }
+    CHECK(tile == 16);
+    for (const char* bad : {"7", "512", "-8", "abc", "", "99999999999999999999"}) {
+        CAPTURE(std::string(bad));
+        Cli cli("prog", "summary");
+        make(cli);
+        const char* argv[] = {"prog", "--tile", bad};
+        std::string message;
+        try {
+            cli.parse(3, argv);
+        } catch (const UsageError& e) {
+            message = e.what();
+        }
+        CHECK(message == "--tile must be one of 0, 8, 16, 256 (got '" + std::string(bad) + "')");
+    }
+    Cli cli("prog", "summary");
+    make(cli);
+    CHECK(cli.help().find("tile edge (default 16, one of 0, 8, 16, 256)") != std::string::npos);
+}
+
+TEST_CASE("Cli: the help names the program as it was started (argv[0] without its folder)") {
+    Cli cli("02_shared_transpose", "summary");
+    const char* argv[] = {"/home/me/course/build/exercise_02_shared_transpose", "--help"};
+    CHECK_FALSE(cli.parse(2, argv));
+    CHECK(cli.help().rfind("usage: exercise_02_shared_transpose [options]\n", 0) == 0);
+    Cli unnamed("03_dynamic_shared", "summary");
+    const char* none[] = {""};
+    CHECK(unnamed.parse(1, none));
+    CHECK(unnamed.help().rfind("usage: 03_dynamic_shared [options]\n", 0) == 0);
+}
+
 TEST_CASE("ResultsTable computes percent of the ceiling and writes CSV") {
     ResultsTable t("8 x 8 fp32", "GB/s");
     t.add("cudaMemcpy", 1.0, 4000, "-", true);

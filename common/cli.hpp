@@ -28,6 +28,9 @@ public:
     /// An integer option with a default (the current value) and an allowed range.
     Cli& option(const std::string& name, long long* value, const std::string& help, long long min, long long max);
     Cli& option(const std::string& name, int* value, const std::string& help, int min, int max);
+    /// An integer option that takes only the listed values; any other value, in range or not, is
+    /// refused with the same message: "--tile must be one of 0, 8, 16 (got '7')".
+    Cli& option(const std::string& name, long long* value, const std::string& help, std::vector<long long> allowed);
     /// A string option (a file path, a kernel name).
     Cli& option(const std::string& name, std::string* value, const std::string& help);
     /// A switch without a value.
@@ -38,7 +41,9 @@ public:
     Cli& after_parse(std::function<void()> check);
 
     /// Returns false if --help was given (the help text has been printed to stdout);
-    /// throws UsageError on anything it does not understand.
+    /// throws UsageError on anything it does not understand. The program's name in the help text
+    /// becomes the name it was started as (argv[0] without its folder), so an exercise built from
+    /// a lesson's code calls itself exercise_NN_name.
     bool parse(int argc, const char* const* argv);
     std::string help() const;
 
@@ -59,6 +64,7 @@ private:
         void* target;
         long long min, max;
         bool is_int32;
+        std::vector<long long> allowed;  // if not empty, the only values accepted
     };
     std::string program_, summary_;
     std::vector<Opt> opts_;

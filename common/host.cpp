@@ -123,22 +123,36 @@ long long parse_integer(const std::string& text, const std::string& what, long l
     return value;
 }
 
+namespace {
+std::string join_values(const std::vector<long long>& values) {  // "0, 8, 16"
+    std::string text;
+    for (long long v : values) text += (text.empty() ? "" : ", ") + std::to_string(v);
+    return text;
+}
+}  // namespace
+
 Cli::Cli(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {}
 
 Cli& Cli::option(const std::string& name, long long* value, const std::string& help, long long min, long long max) {
-    opts_.push_back({name, help, Kind::Int, value, min, max, false});
+    opts_.push_back({name, help, Kind::Int, value, min, max, false, {}});
     return *this;
 }
 Cli& Cli::option(const std::string& name, int* value, const std::string& help, int min, int max) {
-    opts_.push_back({name, help, Kind::Int, value, min, max, true});
+    opts_.push_back({name, help, Kind::Int, value, min, max, true, {}});
+    return *this;
+}
+Cli& Cli::option(const std::string& name, long long* value, const std::string& help, std::vector<long long> allowed) {
+    if (allowed.empty()) throw std::logic_error("Cli::option " + name + ": empty list of allowed values");
+    const auto [lo, hi] = std::minmax_element(allowed.begin(), allowed.end());
+    opts_.push_back({name, help, Kind::Int, value, *lo, *hi, false, std::move(allowed)});
     return *this;
 }
 Cli& Cli::option(const std::string& name, std::string* value, const std::string& help) {
-    opts_.push_back({name, help, Kind::Text, value, 0, 0, false});
+    opts_.push_back({name, help, Kind::Text, value, 0, 0, false, {}});
     return *this;
 }
 Cli& Cli::flag(const std::string& name, bool* value, const std::string& help) {
-    opts_.push_back({name, help, Kind::Flag, value, 0, 0, false});
+    opts_.push_back({name, help, Kind::Flag, value, 0, 0, false, {}});
     return *this;
 }
 Cli& Cli::after_parse(std::function<void()> check) {
@@ -169,8 +183,9 @@ std::string Cli::help() const {
         if (o.kind == Kind::Int) {
             left += " N";
             const long long cur = o.is_int32 ? *static_cast<int*>(o.target) : *static_cast<long long*>(o.target);
-            dflt = " (default " + std::to_string(cur) + ", range " + std::to_string(o.min) + ".." +
-                   std::to_string(o.max) + ")";
+            dflt = " (default " + std::to_string(cur) + ", " +
+                   (o.allowed.empty() ? "range " + std::to_string(o.min) + ".." + std::to_string(o.max)
+                                      : "one of " + join_values(o.allowed)) + ")";
         } else if (o.kind == Kind::Text) {
             left += " TEXT";
             const auto& cur = *static_cast<std::string*>(o.target);
@@ -185,6 +200,7 @@ std::string Cli::help() const {
 }
 
 bool Cli::parse(int argc, const char* const* argv) {
+    if (argc > 0 && argv[0] && *argv[0]) program_ = std::filesystem::path(argv[0]).filename().string();
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -213,6 +229,17 @@ bool Cli::parse(int argc, const char* const* argv) {
         if (it->kind == Kind::Text) {
             if (value.empty()) throw UsageError(arg + " needs a non-empty value");
             *static_cast<std::string*>(it->target) = value;
+        } else if (!it->allowed.empty()) {
+            long long v = 0;
+            bool is_number = true;  // not a number, or out of range: refused with the list too
+            try {
+                v = parse_integer(value, arg, it->min, it->max);
+            } catch (const UsageError&) {
+                is_number = false;
+            }
+            if (!is_number || std::find(it->allowed.begin(), it->allowed.end(), v) == it->allowed.end())
+                throw UsageError(arg + " must be one of " + join_values(it->allowed) + " (got '" + value + "')");
+            *static_cast<long long*>(it->target) = v;
         } else if (it->is_int32) {
             *static_cast<int*>(it->target) = static_cast<int>(parse_integer(value, arg, it->min, it->max));
         } else {

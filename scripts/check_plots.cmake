@@ -4,14 +4,19 @@
 # lesson charts as lessons, course.png, and the stride and sweep charts where the CSV has their rows.
 #
 #   cmake -DPYTHON=python3 -DSCRIPT=scripts/plots.py -DCSV=results/h200/results.csv -DOUT=<folder>
-#         [-DWITH_OPTIONAL=ON] -P check_plots.cmake
+#         [-DMODE=committed_csv|optional_charts|default_csv|without_matplotlib] -P check_plots.cmake
 #
-# WITH_OPTIONAL=ON first appends to a copy of the CSV a lesson 06 stride table and a lesson 05
+# MODE=optional_charts first appends to a copy of the CSV a lesson 06 stride table and a lesson 05
 # size sweep, with made-up numbers (they exist only in OUT), and then also expects the two charts
 # drawn only when such rows are present: 06_bank_conflicts_strides.png and 05_tiled_matmul_sweep.png.
+# MODE=default_csv runs the script without --csv from OUT, another folder than the repository's:
+# it must still find its default CSV (CSV names it here, to know what to expect).
+# MODE=without_matplotlib runs it under PYTHON with its site packages hidden (-I -S), so without
+# matplotlib, from OUT: it must exit non-zero with one line that says so, and no traceback. If
+# matplotlib can still be imported that way, it prints "SKIPPED: ..." (CTest: skipped).
 cmake_minimum_required(VERSION 3.25)
 
-foreach(var PYTHON SCRIPT CSV OUT)
+foreach(var PYTHON SCRIPT OUT)
   if(NOT ${var})
     message(FATAL_ERROR "check_plots.cmake: -D${var}=... is required")
   endif()
@@ -19,9 +24,30 @@ endforeach()
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 
+if(MODE STREQUAL "without_matplotlib")
+  execute_process(COMMAND "${PYTHON}" -I -S -c "import matplotlib" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  if(rc EQUAL 0)
+    message("SKIPPED: ${PYTHON} -I -S still imports matplotlib, so its absence cannot be shown with it")
+    return()
+  endif()
+  execute_process(COMMAND "${PYTHON}" -I -S "${SCRIPT}" --out "${OUT}/plots" WORKING_DIRECTORY "${OUT}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(STRIP "${err}" err)
+  message("plots.py without matplotlib: exit ${rc}, stdout '${out}', stderr:\n${err}")
+  if(rc EQUAL 0 OR NOT out STREQUAL "" OR err MATCHES "\n" OR err MATCHES "Traceback"
+     OR NOT err MATCHES "^plots\\.py: matplotlib is missing from .*pip install matplotlib")
+    message(FATAL_ERROR "expected a non-zero exit and one line 'plots.py: matplotlib is missing from ...' on stderr")
+  endif()
+  message("ok: one line, exit code ${rc}")
+  return()
+endif()
+if(NOT CSV)
+  message(FATAL_ERROR "check_plots.cmake: -DCSV=... is required")
+endif()
+
 set(csv "${CSV}")
 set(expected_extra "")
-if(WITH_OPTIONAL)
+if(MODE STREQUAL "optional_charts")
   set(csv "${OUT}/with_optional_tables.csv")
   file(READ "${CSV}" text)
   set(gpu "\"Test GPU (sm_00, CUDA 0.0)\"")
@@ -43,7 +69,11 @@ if(WITH_OPTIONAL)
   set(expected_extra 06_bank_conflicts_strides 05_tiled_matmul_sweep)
 endif()
 
-execute_process(COMMAND "${PYTHON}" "${SCRIPT}" --csv "${csv}" --out "${OUT}" RESULT_VARIABLE rc)
+if(MODE STREQUAL "default_csv")  # from OUT, not the repository: the default must not depend on the folder
+  execute_process(COMMAND "${PYTHON}" "${SCRIPT}" --out "${OUT}" WORKING_DIRECTORY "${OUT}" RESULT_VARIABLE rc)
+else()
+  execute_process(COMMAND "${PYTHON}" "${SCRIPT}" --csv "${csv}" --out "${OUT}" RESULT_VARIABLE rc)
+endif()
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "plots.py exited with ${rc}")
 endif()

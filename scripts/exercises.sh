@@ -15,9 +15,10 @@
 # Each check runs with a time limit (EXERCISE_TIME_LIMIT seconds, default 600), so a kernel that never
 # finishes costs a failed check, not a stuck terminal. Full logs: DIR/exercise-logs/.
 set -uo pipefail
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"  # before the cd below, for usage()
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,18p' "$0"; }
+usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$self"; }  # the comment block at the top, without its '# '
 
 # ---------------------------------------------------------------- the table
 # Input: one line per exercise, "name compiles host gpu", where compiles is ok|FAILED, host is

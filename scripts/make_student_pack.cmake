@@ -1,7 +1,9 @@
 # make_student_pack.cmake — the course without its solutions, as one archive for students:
-# the exercises, every lesson's README and check, common/, the CMake files and presets, and the
-# student's script (scripts/exercises.sh). No lessons/*/main.cu, nothing for grading, no profiler
-# scripts (they run the lessons). The CMake build of the pack builds and checks the exercises.
+# the exercises, every lesson's README (made for the pack, see below) and check, common/, the CMake
+# files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
+# quote. No lessons/*/main.cu, nothing for grading, no profiler scripts (they run the lessons), no
+# OpenCL companion (its kernels are the transposes' solutions). The CMake build of the pack builds
+# and checks the exercises.
 #
 #   cmake -DOUT=/path/shared-memory-course-student.tar.gz -P scripts/make_student_pack.cmake
 # (the CMake target `student_pack` runs this into the build folder)
@@ -21,13 +23,90 @@ file(MAKE_DIRECTORY "${stage}/lessons" "${stage}/scripts" "${stage}/results/h200
 file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/common" "${root}/exercises"
      DESTINATION "${stage}")
 file(COPY "${root}/scripts/exercises.sh" "${root}/scripts/run_lessons.cmake" DESTINATION "${stage}/scripts")
-file(COPY "${root}/results/h200/lessons.txt" "${root}/results/h200/plots" DESTINATION "${stage}/results/h200")  # the speeds and charts the READMEs show
+file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts")  # the check workflow's closing line
+# The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
+# the charts they show.
+foreach(file lessons.txt ncu.txt sanitizers.txt racecheck_racy.txt results.csv plots)
+  file(COPY "${root}/results/h200/${file}" DESTINATION "${stage}/results/h200")
+endforeach()
+if(EXISTS "${root}/results/h100/lessons.txt")  # the H100's run, where a README compares the two
+  file(COPY "${root}/results/h100/lessons.txt" DESTINATION "${stage}/results/h100")
+endif()
 file(COPY_FILE "${root}/scripts/student_pack/README.md" "${stage}/README.md")
 file(GLOB lessons RELATIVE "${root}/lessons" "${root}/lessons/[0-9][0-9]_*")
 foreach(lesson IN LISTS lessons)
-  file(COPY "${root}/lessons/${lesson}/README.md" "${root}/lessons/${lesson}/check.cu"
+  file(COPY "${root}/lessons/${lesson}/check.cu" "${root}/lessons/${lesson}/README.md"  # README.md: rewritten below
        DESTINATION "${stage}/lessons/${lesson}")
 endforeach()
+
+# Each lesson's README, as the pack needs it, made from the very same file:
+#  - In the pack, lesson NN's program is the student's exercise. So `build/NN_name` becomes
+#    `build/exercise_NN_name` (its check `build/exercise_NN_name_check`), `--target NN_name NN_name_check`
+#    and ctest's `-L '^NN_name$'` name the exercise's targets and label, and `lessons/NN_name/main.cu`
+#    becomes `exercises/NN_name/main.cu`. A note under "## Run it" says so.
+#  - Text between the lines `<!-- REPO BEGIN -->` and `<!-- REPO END -->` is left out (it speaks of
+#    what the pack does not hold: the OpenCL companion, the profiler scripts).
+#  - Lines of a code block that run a lesson's profiler script (`lessons/NN_name/ncu*.sh`) are left out.
+#  - A link to a file the pack does not hold keeps its text and loses the link; these are listed.
+# tests/student_pack_test.cmake then tries every command and link of the packed READMEs.
+set(unlinked "")
+foreach(lesson IN LISTS lessons)
+  file(READ "${root}/lessons/${lesson}/README.md" text)
+  while(TRUE)
+    string(FIND "${text}" "\n<!-- REPO BEGIN -->\n" begin)
+    if(begin EQUAL -1)
+      break()
+    endif()
+    string(FIND "${text}" "\n<!-- REPO END -->\n" end)
+    if(end LESS begin)
+      message(FATAL_ERROR "make_student_pack: lessons/${lesson}/README.md: <!-- REPO BEGIN --> without a <!-- REPO END --> after it")
+    endif()
+    math(EXPR after "${end} + 18")  # past "\n<!-- REPO END -->", keeping the newline after it
+    string(SUBSTRING "${text}" 0 ${begin} head)
+    string(SUBSTRING "${text}" ${after} -1 tail)
+    set(text "${head}${tail}")
+  endwhile()
+  if(text MATCHES "<!-- REPO (BEGIN|END) -->")
+    message(FATAL_ERROR "make_student_pack: lessons/${lesson}/README.md: a stray ${CMAKE_MATCH_0} (each on a line of its own, in pairs)")
+  endif()
+  string(REGEX REPLACE "build/([0-9][0-9]_[a-z0-9_]+)" "build/exercise_\\1" text "${text}")
+  string(REGEX REPLACE "--target ([0-9][0-9]_[a-z0-9_]+) ([0-9][0-9]_[a-z0-9_]+)" "--target exercise_\\1 exercise_\\2" text "${text}")
+  string(REGEX REPLACE "'\\^([0-9][0-9]_[a-z0-9_]+)\\$'" "'^exercise_\\1$'" text "${text}")
+  string(REGEX REPLACE "lessons/([0-9][0-9]_[a-z0-9_]+)/main\\.cu" "exercises/\\1/main.cu" text "${text}")
+  string(REGEX REPLACE "\n(lessons/[0-9][0-9]_[a-z0-9_]+/)?ncu[a-z_]*\\.sh [^\n]*" "" text "${text}")
+  string(REPLACE "\n## Run it\n\n" "\n## Run it\n\nIn this pack the lesson's program is your exercise, `exercise_${lesson}`, built from\n[`exercises/${lesson}/main.cu`](../../exercises/${lesson}/main.cu): until you have written its kernels,\nits GPU checks fail and its timings mean nothing.\n\n" text "${text}")
+  # Brackets and semicolons stand in for themselves while the links are a CMake list, where a
+  # "[" would join list elements ("[![badge](...)](...)") and a ";" would split one.
+  string(REPLACE "[" "<open>" text "${text}")
+  string(REPLACE "]" "<close>" text "${text}")
+  string(REPLACE ";" "<semicolon>" text "${text}")
+  string(REGEX MATCHALL "<open>[^<\n]*<close>\\([^)\n]*\\)" links "${text}")
+  foreach(link IN LISTS links)
+    string(REGEX MATCH "^<open>([^<]*)<close>\\(([^)#]*)" _ "${link}")
+    set(label "${CMAKE_MATCH_1}")
+    set(target "${CMAKE_MATCH_2}")
+    if(target STREQUAL "" OR target MATCHES "^[a-z]+:")
+      continue()  # an anchor in the same page, or a web address
+    endif()
+    get_filename_component(resolved "${stage}/lessons/${lesson}/${target}" ABSOLUTE)
+    if(NOT EXISTS "${resolved}" AND NOT EXISTS "${root}/lessons/${lesson}/${target}")
+      message(FATAL_ERROR "make_student_pack: lessons/${lesson}/README.md links to ${target}, which the course does not have")
+    endif()
+    if(NOT EXISTS "${resolved}")
+      string(REPLACE "${link}" "${label}" text "${text}")
+      list(APPEND unlinked "lessons/${lesson}: ${target}")
+    endif()
+  endforeach()
+  string(REPLACE "<open>" "[" text "${text}")
+  string(REPLACE "<close>" "]" text "${text}")
+  string(REPLACE "<semicolon>" ";" text "${text}")
+  file(WRITE "${stage}/lessons/${lesson}/README.md" "${text}")
+endforeach()
+if(unlinked)
+  list(REMOVE_DUPLICATES unlinked)
+  list(JOIN unlinked "\n  " text)
+  message(STATUS "student pack: links to files the pack leaves out, kept as plain text:\n  ${text}")
+endif()
 
 # A pack must never carry a solution or a grading tool: refuse rather than pack one.
 file(GLOB_RECURSE leaked RELATIVE "${stage_root}" "${stage}/lessons/*/main.cu" "${stage}/*grade*")

@@ -4,6 +4,9 @@
     scripts/plots.py                                   # results/h200/results.csv -> results/h200/plots/
     scripts/plots.py --csv build-gpu/gpu-check/results.csv --out /tmp/plots
 
+The default CSV is the course's committed one, found from where this script is (so it works from
+any folder); --csv and --out paths are taken relative to the current folder, as usual.
+
 The CSV is what `<lesson> --csv FILE` appends (ResultsTable::append_csv in common/host.cpp):
 
     lesson,gpu,problem,kernel,ms,rate,unit,percent_of_ceiling,check
@@ -28,6 +31,7 @@ CSV's gpu column ("NVIDIA H200 (sm_90, CUDA 13.0)"), or from summary.txt beside 
 column lacks the CUDA version.
 
 Needs Python 3 and matplotlib (Debian/Ubuntu: apt install python3-matplotlib; or pip install matplotlib).
+Without matplotlib it says so in one line, naming the Python it ran under, and exits with 1.
 """
 
 import argparse
@@ -38,10 +42,18 @@ import re
 import sys
 import textwrap
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")  # files only, no display needed
-import matplotlib.pyplot as plt  # noqa: E402
+    matplotlib.use("Agg")  # files only, no display needed
+    import matplotlib.pyplot as plt
+except ImportError as e:  # said in main(), after --help has had its chance
+    MATPLOTLIB_MISSING = str(e)
+else:
+    MATPLOTLIB_MISSING = None
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_CSV = os.path.join(REPO, "results", "h200", "results.csv")
 
 LESSON_COLOURS = ["#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#e377c2", "#bcbd22"]
 FAIL_COLOUR = "#d62728"  # a wrong output: red and hatched, whatever the lesson's colour
@@ -343,11 +355,17 @@ def plot_course(ladders, caption, source, out, written):
 
 def main(argv):
     parser = argparse.ArgumentParser(description="Draw the course's charts from a lesson results CSV.")
-    parser.add_argument("--csv", default="results/h200/results.csv", help="the CSV (default: %(default)s)")
+    parser.add_argument("--csv", default=DEFAULT_CSV, help="the CSV (default: the course's %(default)s)")
     parser.add_argument("--out", default=None, help="folder for the PNGs (default: plots/ beside the CSV)")
     parser.add_argument("--summary", default=None,
                         help="where to find the CUDA version if the CSV lacks it (default: summary.txt beside the CSV)")
     args = parser.parse_args(argv)
+    if MATPLOTLIB_MISSING:
+        exe = sys.executable or "python3"
+        raise SystemExit(
+            f"plots.py: matplotlib is missing from {exe}, the Python running this script ({MATPLOTLIB_MISSING}): "
+            f"install it ({exe} -m pip install matplotlib; Debian/Ubuntu: apt install python3-matplotlib), or run "
+            "PYTHON scripts/plots.py with a PYTHON that has it (CMake's configure names one: 'Plots check: PYTHON has matplotlib')")
     if not os.path.isfile(args.csv):
         parser.error(f"no CSV at {args.csv} (write one with a lesson's --csv FILE)")
     out = args.out or os.path.join(os.path.dirname(args.csv) or ".", "plots")

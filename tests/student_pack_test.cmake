@@ -6,7 +6,9 @@
 # Asserts: the archive holds every exercise and every lesson's check and README, and no
 # lessons/*/main.cu and nothing for grading; every exercise and check builds; every host test
 # passes, except exercise 06's, whose host checks judge the (unsolved) tile layouts and must fail;
-# no GPU test passes (unsolved): all are skipped (no GPU) or all fail (a GPU).
+# no GPU test passes (unsolved): all are skipped (no GPU) or all fail (a GPU); the workflow ends
+# with the course's closing line. Then, in the built pack, every relative link of its READMEs
+# resolves and every command they give works (tests/pack_readmes_test.cmake).
 cmake_minimum_required(VERSION 3.25)
 get_filename_component(root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(name shared-memory-course-student)
@@ -110,6 +112,15 @@ if(NOT kinds EQUAL 1)
 endif()
 if(rc EQUAL 0)
   fail("`cmake --workflow --preset check` passed on unsolved exercises")
+endif()
+if(NOT out MATCHES "\nCourse checks: [0-9]+ host checks passed, 1 FAILED; 6 GPU checks (SKIPPED|FAILED)")
+  fail("the workflow's output lacks its closing line 'Course checks: ...' (see ${WORK}/workflow.log)")
+endif()
+
+# ---- the READMEs, in the pack as built: links and commands
+execute_process(COMMAND ${CMAKE_COMMAND} -DPACK=${pack} -P ${root}/tests/pack_readmes_test.cmake RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  fail("its READMEs give links or commands that do not work in the pack (above)")
 endif()
 message(STATUS "ok: the pack has no solutions, builds on its own, its host checks pass (06's judge its unsolved layouts), "
                "and its GPU checks were ${gpu_states}")

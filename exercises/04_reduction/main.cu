@@ -42,9 +42,10 @@
 // 32-bit offsets. n = 0 is refused: every launcher throws std::invalid_argument before touching
 // the GPU.
 constexpr long long kMaxN = 2147483647;
+constexpr long long kDefaultN = 1LL << 26;  // 256 MiB, far above L2
 constexpr int kBlock = 256;  // threads per block, in every kernel
 constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
+[[maybe_unused]] constexpr unsigned kFullMask = 0xffffffffu;  // unused in the exercise until its warp sum is written
 
 // ---------------------------------------------------------------- block-level building blocks
 
@@ -75,7 +76,6 @@ __device__ float block_sum_tree(float v) {
 __device__ float warp_sum(float v) {
     // TODO(04.shuffle): the shuffle step: five __shfl_down_sync additions, after which lane 0 holds the warp's sum.
     //   Check: the same GPU test cases, through every variant that sums with shuffles (grid_stride_shuffle, vec4_*).
-    //   (Until you use kFullMask, nvcc warns that it is never referenced.)
     return nanf("");  // NaN: every sum built on this fails its check until you write the shuffles
 }
 
@@ -498,7 +498,7 @@ int divergent_barrier_demo(const std::vector<float>& host_in, double reference, 
 }
 
 int lesson(int argc, char** argv) {
-    long long n = 1LL << 26;
+    long long n = kDefaultN;
     bool racy = false, divergent = false;
     course::TimingOptions timing;
     course::Cli cli("04_reduction", "Sums n floats on the CPU, with atomics, with the shared-memory tree and its "
@@ -513,6 +513,15 @@ int lesson(int argc, char** argv) {
     if (racy && divergent) throw course::UsageError("--racy and --divergent-barrier each run one demo: give one of them");
 
     if (racy) cli.note_ignored("--racy", {"--warmup", "--repeats", "--csv"});  // one untimed run, no table
+
+    // Whether the GPU part can run is known before the CPU part starts. Without a GPU the CPU sums
+    // still run, up to the default size: for a larger n, filling gigabytes on the host only to say
+    // then that there is no GPU would take long and could exhaust a small machine's memory.
+    const std::string no_gpu = course::gpu_unavailable_reason();
+    if (!no_gpu.empty() && n > kDefaultN)
+        throw course::NoGpuError(no_gpu + "; without a GPU the CPU sums run only up to --n " + std::to_string(kDefaultN));
+    if (no_gpu.empty())  // and if n floats do not fit in the GPU's memory, say so before the host work too
+        course::require_device_memory(4.0 * n + 4.0 * tree_partials(n) + (1 << 20), std::to_string(n) + " floats");
 
     // Values in [0, 1), like probabilities or pixel intensities. All positive, so the float
     // accumulator's stall shows (check.cu also tests values of both signs).
@@ -530,11 +539,10 @@ int lesson(int argc, char** argv) {
     std::printf("CPU, one core: float accumulator %.9g, double accumulator %.9g\n", cpu_float, reference);
 
     // Everything above ran on the CPU; from here on the GPU is needed.
-    course::require_gpu();
+    if (!no_gpu.empty()) throw course::NoGpuError(no_gpu);
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
     const double bytes_read = 4.0 * n;
-    course::require_device_memory(bytes_read + 4.0 * tree_partials(n) + (1 << 20), std::to_string(n) + " floats");
     if (racy) return racy_demo(host_in, reference, sum_abs);
     if (divergent) return divergent_barrier_demo(host_in, reference, sum_abs);
 
