@@ -20,7 +20,7 @@ set(stage "${stage_root}/${name}")
 file(REMOVE_RECURSE "${stage_root}")
 file(MAKE_DIRECTORY "${stage}/lessons" "${stage}/scripts" "${stage}/results/h200")
 
-file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/common" "${root}/exercises"
+file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/cmake" "${root}/common" "${root}/exercises"
      DESTINATION "${stage}")
 file(COPY "${root}/scripts/exercises.sh" "${root}/scripts/run_lessons.cmake" DESTINATION "${stage}/scripts")
 file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts")  # the check workflow's closing line
