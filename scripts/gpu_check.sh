@@ -62,13 +62,12 @@ note "nvcc: $(nvcc --version | tail -n 1)"
 
 all_lessons=$(cd lessons && ls -d [0-9][0-9]_*)
 if [ ${#only[@]} -eq 0 ]; then selected=($all_lessons); else selected=("${only[@]}"); fi
-targets=()
-if [ ${#only[@]} -gt 0 ]; then
-  targets=(--target common_check)
-  for l in "${selected[@]}"; do targets+=("$l" "${l}_check"); done
-fi
+# The selected lessons and their checks (and, below, the companions): not the exercises or the site.
+targets=(--target common_check)
+for l in "${selected[@]}"; do targets+=("$l" "${l}_check"); done
 
-config=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release)
+# COURSE_FULL=ON: the companions (lesson 02's OpenCL program) are configured too.
+config=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCOURSE_FULL=ON)
 command -v ninja >/dev/null && config+=(-G Ninja)
 [ -n "$arch" ] && config+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
 if ! cmake "${config[@]}" "${extra[@]}" > "$out/build.txt" 2>&1 || ! cmake --build "$build" -j "${targets[@]}" >> "$out/build.txt" 2>&1; then
