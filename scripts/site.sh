@@ -10,7 +10,7 @@
 # Needs CMake, a C++ compiler, em++ and MkDocs with the Material theme; the tests also need node,
 # Chromium, chromedriver and Selenium. Debian/Ubuntu:
 #   apt install emscripten mkdocs mkdocs-material chromium chromium-driver python3-selenium
-# No CUDA: this builds only the site (the full course build, `cmake --preset default`, builds it too).
+# No CUDA: this builds only the site (the full course build, `cmake --preset full`, builds it too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
