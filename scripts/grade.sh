@@ -612,6 +612,7 @@ work=$out; [ -z "$slice_k" ] || work=$out/slice-$slice_k
 common=$work/common
 judge_targets=(course_common course_test_main common_check)  # and the checks of the lessons submitted
 for l in $(printf '%s\n' ${cell_lessons[@]+"${cell_lessons[@]}"} | sort -u); do judge_targets+=("${l}_check"); done
+common_t0=$(date +%s.%N)
 echo "$me: building the course and its judges once (log: $common.log)"
 if ! { cmake -S "$repo" -B "$common" "${config[@]}" &&
        cmake --build "$common" --target course_common course_test_main common_check; } > "$common.log" 2>&1; then
@@ -634,6 +635,7 @@ if ! cmake --build "$common" --target "${judge_targets[@]}" >> "$common.log" 2>&
   tail -n 20 "$common.log" >&2
   die 1 "could not build the course's checks, the judges (see $common.log); nothing graded"
 fi
+echo "The course and its judges were built once, in $(seconds_since "$common_t0") s." >> "$cells_dir/run-info.txt"
 
 # The two libraries a cell links, apart from the judges (which hold the course's solutions, so no
 # sandbox may see them: a runner could run one in its place).
@@ -968,7 +970,8 @@ grade_cell() {
   if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ] && pgrep -u "$cell_uid" > /dev/null; then
     add "a process of this cell outlived it"; stop_reason="a process of the cell of $label outlived it"
   fi
-  printf 'run_s=%s\njudge_s=%s\nshare=%s\n' "$(seconds_since "$t0" "$t1")" "$(seconds_since "$t1" "$t2")" "$cell_share" >> "$dir/timing.txt"
+  printf 'run_s=%s\njudge_s=%s\nsanitize_s=%s\nshare=%s\n' "$(seconds_since "$t0" "$t1")" "$(seconds_since "$t1" "$t2")" \
+    "$(seconds_since "$t2")" "$cell_share" >> "$dir/timing.txt"
   [ -n "$cell_gpu_index" ] && printf 'gpu=%s\n' "$cell_gpu_index" >> "$dir/timing.txt"
   finish_cell "$dir" yes "${passed:-0}" "$total" "$(shorten "$finding")"
   progress "$label: ${passed:-0} of ${total:-?} test cases passed${finding:+ — $finding}"
@@ -1026,7 +1029,7 @@ if [ "$share" -gt 1 ]; then
     [ -f "$dir/result.txt" ] && [ "$(cat -- "$dir/compiled" 2> /dev/null)" = yes ] || continue
     p=$(sed -n 's/^passed=//p' "$dir/result.txt") t=$(sed -n 's/^total=//p' "$dir/result.txt") f=$(sed -n 's/^finding=//p' "$dir/result.txt")
     [ -n "$p" ] && [ "$p" = "$t" ] && [ -z "$f" ] && continue
-    mv -f -- "$dir/result.txt" "$dir/result-shared.txt" && sed -i -E 's/^(run_s|judge_s|share)=/shared_\1=/' "$dir/timing.txt"
+    mv -f -- "$dir/result.txt" "$dir/result-shared.txt" && sed -i -E 's/^(run_s|judge_s|sanitize_s|share)=/shared_\1=/' "$dir/timing.txt"
     again+=("$i")
   done
   if [ ${#again[@]} -gt 0 ] && ! ls "$cells_dir"/.stop-* > /dev/null 2>&1; then
