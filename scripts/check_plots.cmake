@@ -6,9 +6,11 @@
 #   cmake -DPYTHON=python3 -DSCRIPT=scripts/plots.py -DCSV=results/h200/results.csv -DOUT=<folder>
 #         [-DMODE=committed_csv|optional_charts|default_csv|without_matplotlib] -P check_plots.cmake
 #
-# MODE=optional_charts first appends to a copy of the CSV a lesson 06 stride table and a lesson 05
-# size sweep, with made-up numbers (they exist only in OUT), and then also expects the two charts
-# drawn only when such rows are present: 06_bank_conflicts_strides.png and 05_tiled_matmul_sweep.png.
+# MODE=optional_charts first appends to a copy of the CSV a lesson 06 stride table, and a default
+# table and a size sweep of lesson 05's companion (05_tiled_matmul_going_further), with made-up
+# numbers (they exist only in OUT), and then also expects the companion's chart and the two drawn
+# only when such rows are present: 06_bank_conflicts_strides.png and
+# 05_tiled_matmul_going_further_sweep.png.
 # MODE=default_csv runs the script without --csv from OUT, another folder than the repository's:
 # it must still find its default CSV (CSV names it here, to know what to expect).
 # MODE=without_matplotlib runs it under PYTHON with its site packages hidden (-I -S), so without
@@ -58,15 +60,18 @@ if(MODE STREQUAL "optional_charts")
     list(GET pair 1 degree)
     string(APPEND text "06_bank_conflicts,${gpu},${problem},\"s[lane * ${stride}], model degree ${degree}\",1,${degree},x stride 1,-1,ok\n")
   endforeach()
+  set(gf 05_tiled_matmul_going_further)
+  string(APPEND text "${gf},${gpu},\"4096 x 4096 x 4096 (M x N x K) fp32 matmul\",cuBLAS SGEMM (fp32),1,50,TFLOP/s,100,ok\n"
+                     "${gf},${gpu},\"4096 x 4096 x 4096 (M x N x K) fp32 matmul\",pipelined 128x256x16 16x8,1,48,TFLOP/s,96,ok\n")
   foreach(size IN ITEMS 256 1024 4096 "8192 x 8192 x 64")
     if(NOT size MATCHES "x")
       set(size "${size} x ${size} x ${size}")
     endif()
-    string(APPEND text "05_tiled_matmul,${gpu},\"sweep: ${size} fp32 matmul\",cuBLAS SGEMM (fp32),1,10,TFLOP/s,100,ok\n"
-                       "05_tiled_matmul,${gpu},\"sweep: ${size} fp32 matmul\",register_tiled 128x128x8 8x8,1,8,TFLOP/s,80,ok\n")
+    string(APPEND text "${gf},${gpu},\"sweep: ${size} fp32 matmul\",cuBLAS SGEMM (fp32),1,10,TFLOP/s,100,ok\n"
+                       "${gf},${gpu},\"sweep: ${size} fp32 matmul\",warp_tiled 128x128x8 8x8,1,8,TFLOP/s,80,ok\n")
   endforeach()
   file(WRITE "${csv}" "${text}")
-  set(expected_extra 06_bank_conflicts_strides 05_tiled_matmul_sweep)
+  set(expected_extra 06_bank_conflicts_strides ${gf}_sweep)
 endif()
 
 if(MODE STREQUAL "default_csv")  # from OUT, not the repository: the default must not depend on the folder
@@ -80,14 +85,17 @@ endif()
 
 # The lessons in the CSV: the first field of every line (a lesson name has no comma or quote).
 file(READ "${csv}" text)
-# The two optional charts are expected exactly when the CSV holds their rows (the committed one
-# does once a lesson 06 run with --csv and a lesson 05 --sweep are in it).
+# The optional charts are expected exactly when the CSV holds their rows (the committed one does
+# once a lesson 06 run with --csv and a --sweep are in it): a sweep chart for each lesson or
+# companion with sweep rows (lesson 05 before its split, 05_tiled_matmul_going_further after).
 if(text MATCHES "(^|\n)06_bank_conflicts,[^\n]*stride microbenchmark")
   list(APPEND expected_extra 06_bank_conflicts_strides)
 endif()
-if(text MATCHES "(^|\n)05_tiled_matmul,[^\n]*\"sweep: ")
-  list(APPEND expected_extra 05_tiled_matmul_sweep)
-endif()
+string(REGEX MATCHALL "(^|\n)[0-9][0-9]_[A-Za-z0-9_]+,[^\n]*\"sweep: " sweep_rows "${text}")
+foreach(row IN LISTS sweep_rows)
+  string(REGEX MATCH "[0-9][0-9]_[A-Za-z0-9_]+" sweep_lesson "${row}")
+  list(APPEND expected_extra ${sweep_lesson}_sweep)
+endforeach()
 list(REMOVE_DUPLICATES expected_extra)
 string(REGEX MATCHALL "(^|\n)[0-9][0-9]_[A-Za-z0-9_]+," found "${text}")
 set(lessons "")

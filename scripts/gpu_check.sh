@@ -3,13 +3,16 @@
 # checks must pass, never skip), run every lesson at its default size plus the extra runs its
 # README quotes (lessons/NN_*/extra_runs.txt; lesson 04's two deliberately broken kernels), run the
 # four compute-sanitizer tools over every lesson's GPU checks, and run lesson 02's OpenCL companion
-# on the GPU's OpenCL driver. Prints a summary last.
+# on the GPU's OpenCL driver. A lesson's CUDA companion (lessons/NN_name/going_further/, program
+# and tests NN_name_going_further) goes wherever its lesson goes: built, checked, run with its own
+# extra_runs.txt, sanitized, profiled. Prints a summary last.
 #
 # usage: scripts/gpu_check.sh [options]
 #   --build DIR      build folder                      (default: build-gpu)
 #   --out DIR        where logs and results.csv go     (default: DIR/gpu-check)
 #   --arch LIST      CMAKE_CUDA_ARCHITECTURES          (default: this GPU's, via nvidia-smi)
-#   --only NAME      one lesson, e.g. 02_shared_transpose (repeatable)
+#   --only NAME      one lesson, e.g. 02_shared_transpose (repeatable; 05_tiled_matmul brings its
+#                    companion 05_tiled_matmul_going_further, which can also be named alone)
 #   --no-sanitize    skip compute-sanitizer
 #   --no-lessons     skip running the lessons
 #   --ncu            also run each selected lesson's Nsight Compute script (lessons/NN_*/ncu*.sh)
@@ -35,7 +38,7 @@ while [ $# -gt 0 ]; do
     --ncu) ncu=1; shift ;;
     --) shift; extra=("$@"); break ;;
     --t4) t4=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "gpu_check.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,12 +64,25 @@ note "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | 
 note "nvcc: $(nvcc --version | tail -n 1)"
 
 all_lessons=$(cd lessons && ls -d [0-9][0-9]_*)
-if [ ${#only[@]} -eq 0 ]; then selected=($all_lessons); else selected=("${only[@]}"); fi
-# The selected lessons and their checks (and, below, the companions): not the exercises or the site.
+if [ ${#only[@]} -eq 0 ]; then named=($all_lessons); else named=("${only[@]}"); fi
+# Each lesson, then its CUDA companion if it has one (lessons/NN_name/going_further/main.cu).
+selected=()
+for l in "${named[@]}"; do
+  [[ " ${selected[*]} " == *" $l "* ]] || selected+=("$l")
+  c=${l}_going_further
+  if [ -f "lessons/$l/going_further/main.cu" ] && [[ " ${selected[*]} " != *" $c "* ]]; then selected+=("$c"); fi
+done
+# The folder of a lesson or companion: NN_name_going_further lives in lessons/NN_name/going_further.
+dir_of() { case "$1" in *_going_further) echo "lessons/${1%_going_further}/going_further" ;; *) echo "lessons/$1" ;; esac; }
+# The selected lessons, companions and their checks (and, below, the OpenCL companion): not the
+# exercises or the site.
 targets=(--target common_check)
 for l in "${selected[@]}"; do targets+=("$l" "${l}_check"); done
+for l in "${selected[@]}"; do  # a companion's ncu.sh also profiles its lesson's program
+  case "$l" in *_going_further) targets+=("${l%_going_further}") ;; esac
+done
 
-# COURSE_FULL=ON: the companions (lesson 02's OpenCL program) are configured too.
+# COURSE_FULL=ON: the companions (lesson 05's going_further, lesson 02's OpenCL program) are configured too.
 config=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCOURSE_FULL=ON)
 command -v ninja >/dev/null && config+=(-G Ninja)
 [ -n "$arch" ] && config+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
@@ -107,13 +123,13 @@ if [ $lessons -eq 1 ]; then
     if "$build/$l" --csv "$out/results.csv" >> "$out/lessons.txt" 2>&1; then note "lesson $l: ok"
     else status=1; note "lesson $l: FAILED (exit $?)"; fi
     # More runs a lesson asks for: each line of lessons/NN_*/extra_runs.txt is one argument list.
-    if [ -f "lessons/$l/extra_runs.txt" ]; then
+    if [ -f "$(dir_of "$l")/extra_runs.txt" ]; then
       while read -r -a args; do
         [ ${#args[@]} -eq 0 ] && continue
         echo "=== $l ${args[*]} ===" >> "$out/lessons.txt"
         if "$build/$l" "${args[@]}" --csv "$out/results.csv" < /dev/null >> "$out/lessons.txt" 2>&1; then note "lesson $l ${args[*]}: ok"
         else status=1; note "lesson $l ${args[*]}: FAILED (exit $?)"; fi
-      done < "lessons/$l/extra_runs.txt"
+      done < "$(dir_of "$l")/extra_runs.txt"
     fi
   done
 fi
@@ -193,7 +209,7 @@ fi
 if [ $ncu -eq 1 ]; then
   : > "$out/ncu.txt"
   for l in "${selected[@]}"; do
-    for script in lessons/"$l"/ncu*.sh; do
+    for script in "$(dir_of "$l")"/ncu*.sh; do
       [ -x "$script" ] || continue
       echo "=== $script ===" >> "$out/ncu.txt"
       if "$script" "$build" >> "$out/ncu.txt" 2>&1; then note "ncu $script: ok"

@@ -57,9 +57,12 @@ else
 fi
 
 lessons=$(cd lessons && ls -d [0-9][0-9]_*)
+# A lesson's CUDA companion (lessons/NN_name/going_further/) has no exercise: its check must pass.
+companions=$(cd lessons && for d in [0-9][0-9]_*/going_further; do [ -f "$d/main.cu" ] && echo "${d%/going_further}_going_further"; done)
 targets=()
 for l in $lessons; do targets+=("${l}_check" "exercise_$l" "exercise_${l}_check"); done
-config=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release)
+for c in $companions; do targets+=("${c}_check"); done
+config=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCOURSE_FULL=ON)  # COURSE_FULL: the companions too
 command -v ninja >/dev/null && config+=(-G Ninja)
 [ -n "$arch" ] && config+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
 if ! cmake "${config[@]}" "${extra[@]}" > "$out/build.txt" 2>&1 || ! cmake --build "$build" -j --target "${targets[@]}" >> "$out/build.txt" 2>&1; then
@@ -67,8 +70,8 @@ if ! cmake "${config[@]}" "${extra[@]}" > "$out/build.txt" 2>&1 || ! cmake --bui
 fi
 verdict "build: ok (every lesson's check, every exercise and its check)"
 
-# ---- the solutions: every check passes, the GPU required
-for l in $lessons; do
+# ---- the solutions (and the companions): every check passes, the GPU required
+for l in $lessons $companions; do
   COURSE_REQUIRE_GPU=1 "$build/${l}_check" --host > "$out/lesson_$l.host.txt" 2>&1; host=$?
   COURSE_REQUIRE_GPU=1 timeout -k 10 900 "$build/${l}_check" --gpu > "$out/lesson_$l.gpu.txt" 2>&1; gpu=$?
   if [ $host -eq 0 ] && [ $gpu -eq 0 ]; then verdict "lesson   $l: host checks passed, GPU checks passed"

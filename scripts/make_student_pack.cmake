@@ -1,9 +1,12 @@
 # make_student_pack.cmake — the course without its solutions, as one archive for students:
 # the exercises, every lesson's README (made for the pack, see below) and check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
-# quote. No lessons/*/main.cu, nothing for grading, no profiler scripts (they run the lessons), no
-# OpenCL companion (its kernels are the transposes' solutions). The CMake build of the pack builds
-# and checks the exercises.
+# quote. No lessons/NN_name/main.cu, nothing for grading, no profiler scripts (they run the
+# lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
+# companion, lessons/05_tiled_matmul/going_further/, goes in whole but for its profiler script: it
+# has no exercise (reading past the lesson, no solution to hide), so its main.cu is packed and
+# built as in the course. The CMake build of the pack builds and checks the exercises (and the
+# companion).
 #
 #   cmake -DOUT=/path/shared-memory-course-student.tar.gz -P scripts/make_student_pack.cmake
 # (the CMake target `student_pack` runs this into the build folder)
@@ -34,9 +37,15 @@ if(EXISTS "${root}/results/h100/lessons.txt")  # the H100's run, where a README 
 endif()
 file(COPY_FILE "${root}/scripts/student_pack/README.md" "${stage}/README.md")
 file(GLOB lessons RELATIVE "${root}/lessons" "${root}/lessons/[0-9][0-9]_*")
+set(companions "")
 foreach(lesson IN LISTS lessons)
   file(COPY "${root}/lessons/${lesson}/check.cu" "${root}/lessons/${lesson}/README.md"  # README.md: rewritten below
        DESTINATION "${stage}/lessons/${lesson}")
+  if(EXISTS "${root}/lessons/${lesson}/going_further/main.cu")
+    file(COPY "${root}/lessons/${lesson}/going_further/" DESTINATION "${stage}/lessons/${lesson}/going_further"
+         PATTERN "ncu*.sh" EXCLUDE)
+    list(APPEND companions "${lesson}/going_further")
+  endif()
 endforeach()
 
 # Each lesson's README, as the pack needs it, made from the very same file:
@@ -48,9 +57,10 @@ endforeach()
 #    what the pack does not hold: the OpenCL companion, the profiler scripts).
 #  - Lines of a code block that run a lesson's profiler script (`lessons/NN_name/ncu*.sh`) are left out.
 #  - A link to a file the pack does not hold keeps its text and loses the link; these are listed.
+# A companion's README (going_further/) gets the last three, not the renames: its program is packed.
 # tests/student_pack_test.cmake then tries every command and link of the packed READMEs.
 set(unlinked "")
-foreach(lesson IN LISTS lessons)
+foreach(lesson IN LISTS lessons companions)
   file(READ "${root}/lessons/${lesson}/README.md" text)
   while(TRUE)
     string(FIND "${text}" "\n<!-- REPO BEGIN -->\n" begin)
@@ -69,12 +79,14 @@ foreach(lesson IN LISTS lessons)
   if(text MATCHES "<!-- REPO (BEGIN|END) -->")
     message(FATAL_ERROR "make_student_pack: lessons/${lesson}/README.md: a stray ${CMAKE_MATCH_0} (each on a line of its own, in pairs)")
   endif()
-  string(REGEX REPLACE "build/([0-9][0-9]_[a-z0-9_]+)" "build/exercise_\\1" text "${text}")
-  string(REGEX REPLACE "--target ([0-9][0-9]_[a-z0-9_]+) ([0-9][0-9]_[a-z0-9_]+)" "--target exercise_\\1 exercise_\\2" text "${text}")
-  string(REGEX REPLACE "'\\^([0-9][0-9]_[a-z0-9_]+)\\$'" "'^exercise_\\1$'" text "${text}")
-  string(REGEX REPLACE "lessons/([0-9][0-9]_[a-z0-9_]+)/main\\.cu" "exercises/\\1/main.cu" text "${text}")
-  string(REGEX REPLACE "\n(lessons/[0-9][0-9]_[a-z0-9_]+/)?ncu[a-z_]*\\.sh [^\n]*" "" text "${text}")
-  string(REPLACE "\n## Run it\n\n" "\n## Run it\n\nIn this pack the lesson's program is your exercise, `exercise_${lesson}`, built from\n[`exercises/${lesson}/main.cu`](../../exercises/${lesson}/main.cu): until you have written its kernels,\nits GPU checks fail and its timings mean nothing.\n\n" text "${text}")
+  if(NOT lesson MATCHES "/going_further$")
+    string(REGEX REPLACE "build/([0-9][0-9]_[a-z0-9_]+)" "build/exercise_\\1" text "${text}")
+    string(REGEX REPLACE "--target ([0-9][0-9]_[a-z0-9_]+) ([0-9][0-9]_[a-z0-9_]+)" "--target exercise_\\1 exercise_\\2" text "${text}")
+    string(REGEX REPLACE "'\\^([0-9][0-9]_[a-z0-9_]+)\\$'" "'^exercise_\\1$'" text "${text}")
+    string(REGEX REPLACE "lessons/([0-9][0-9]_[a-z0-9_]+)/main\\.cu" "exercises/\\1/main.cu" text "${text}")
+    string(REPLACE "\n## Run it\n\n" "\n## Run it\n\nIn this pack the lesson's program is your exercise, `exercise_${lesson}`, built from\n[`exercises/${lesson}/main.cu`](../../exercises/${lesson}/main.cu): until you have written its kernels,\nits GPU checks fail and its timings mean nothing.\n\n" text "${text}")
+  endif()
+  string(REGEX REPLACE "\n(lessons/[0-9][0-9]_[a-z0-9_/]+/)?ncu[a-z_]*\\.sh [^\n]*" "" text "${text}")
   # Brackets and semicolons stand in for themselves while the links are a CMake list, where a
   # "[" would join list elements ("[![badge](...)](...)") and a ";" would split one.
   string(REPLACE "[" "<open>" text "${text}")
@@ -110,6 +122,7 @@ endif()
 
 # A pack must never carry a solution or a grading tool: refuse rather than pack one.
 file(GLOB_RECURSE leaked RELATIVE "${stage_root}" "${stage}/lessons/*/main.cu" "${stage}/*grade*")
+list(FILTER leaked EXCLUDE REGEX "^${name}/lessons/[0-9][0-9]_[a-z0-9_]+/going_further/main\\.cu$")  # packed on purpose
 if(leaked)
   message(FATAL_ERROR "make_student_pack: refusing to pack ${leaked}")
 endif()

@@ -15,13 +15,17 @@ one line per row of a lesson's results table. Rows in a row with the same lesson
 form one table; the table's ceiling (cudaMemcpy, CUB, cuBLAS, measured in the same run) is its row
 at exactly 100 %, and every other row's percent_of_ceiling is already relative to it. Charts:
 
-    <lesson>.png                    every step of the lesson as a bar of "% of the ceiling measured
-                                    in the same run", the ceiling line at 100 %
+    <lesson>.png                    every step of the lesson (or of a companion, which the CSV names
+                                    like a lesson: 02_shared_transpose_opencl) as a bar of "% of the
+                                    ceiling measured in the same run", the ceiling line at 100 %
     06_bank_conflicts_strides.png   lesson 06's stride microbenchmark, if the CSV has it: measured
                                     slowdown against the bank model's conflict degree
-    05_tiled_matmul_sweep.png       lesson 05's size sweep, if the CSV has it (tables whose problem
-                                    text says "sweep", or tables for three or more other M x N x K
-                                    sizes): the rate of each kernel beside cuBLAS
+    <lesson>_sweep.png              a size sweep, if the CSV has one (tables whose problem text says
+                                    "sweep", or tables for three or more other M x N x K sizes): the
+                                    rate of each kernel beside cuBLAS. Since lesson 05's split, the
+                                    sweep is its companion's (05_tiled_matmul_going_further --sweep:
+                                    05_tiled_matmul_going_further_sweep.png); CSVs from before the
+                                    split hold it as lesson 05's (05_tiled_matmul_sweep.png)
     course.png                      every lesson's ladder in one figure
 
 Every number drawn is one the CSV holds. If a lesson's table was appended more than once (several

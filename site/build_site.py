@@ -101,7 +101,7 @@ class Stager:
         with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
             lines = f.read().split("\n")
         folder = os.path.dirname(rel)
-        if re.match(r"^(lessons|exercises)/\d\d_[^/]+(/opencl)?$", folder):
+        if re.match(r"^(lessons|exercises)/\d\d_[^/]+(/opencl|/going_further)?$", folder):
             # A lesson's page ends with links to every file of its folder, each shown as a page.
             files = sorted(f for f in os.listdir(os.path.join(ROOT, folder))
                            if f != "README.md" and os.path.isfile(os.path.join(ROOT, folder, f)))
@@ -217,6 +217,8 @@ def main():
             nav.append(f"    - {d[:2]} {d[3:].replace('_', ' ')}: lessons/{d}/README.md")
             if d == "02_shared_transpose":
                 nav.append(f"    - 02 in OpenCL: lessons/{d}/opencl/README.md")
+            if os.path.isfile(os.path.join(ROOT, "lessons", d, "going_further", "README.md")):
+                nav.append(f"    - {d[:2]} going further: lessons/{d}/going_further/README.md")
         nav += ["  - Exercises:", "    - How they work: exercises/README.md"]
         nav += [f"    - {d[:2]} {d[3:].replace('_', ' ')}: exercises/{d}/README.md" for d in lessons
                 if os.path.isfile(os.path.join(docs, "exercises", d, "README.md"))]

@@ -4,10 +4,12 @@
 #   cmake -DWORK=dir -DARCH=75[,90...] [-DPREFIX_PATH=dir[:dir...]] -P tests/student_pack_test.cmake
 #
 # Asserts: the archive holds every exercise and every lesson's check and README, and no
-# lessons/*/main.cu and nothing for grading; every exercise and check builds; every host test
-# passes, except exercise 06's, whose host checks judge the (unsolved) tile layouts and must fail;
-# no GPU test passes (unsolved): all are skipped (no GPU) or all fail (a GPU); the workflow ends
-# with the course's closing line. Then, in the built pack, every relative link of its READMEs
+# lessons/NN_name/main.cu and nothing for grading; lesson 05's companion (going_further/, no
+# exercise) is there whole but for its profiler script; every exercise and check builds; every
+# host test passes, except exercise 06's, whose host checks judge the (unsolved) tile layouts and
+# must fail; no exercise's GPU test passes (unsolved): all are skipped (no GPU) or all fail (a
+# GPU), and the companion's is skipped or passes with them; the workflow ends with the course's
+# closing line. Then, in the built pack, every relative link of its READMEs
 # resolves and every command they give works (tests/pack_readmes_test.cmake).
 cmake_minimum_required(VERSION 3.25)
 get_filename_component(root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
@@ -49,6 +51,22 @@ foreach(exercise IN LISTS exercises)
     endif()
   endforeach()
 endforeach()
+# The companions: lessons/NN_name/going_further/ with a main.cu, packed whole but for ncu*.sh.
+file(GLOB companions RELATIVE "${root}/lessons" "${root}/lessons/[0-9][0-9]_*/going_further/main.cu")
+list(TRANSFORM companions REPLACE "/going_further/main\\.cu$" "_going_further")
+foreach(companion IN LISTS companions)
+  string(REGEX REPLACE "_going_further$" "/going_further" dir "lessons/${companion}")
+  foreach(file main.cu check.cu README.md)
+    string(FIND "${listing}" "${name}/${dir}/${file}\n" at)
+    if(at EQUAL -1)
+      fail("the archive lacks ${dir}/${file}")
+    endif()
+  endforeach()
+  if(listing MATCHES "${dir}/ncu[^/\n]*\\.sh")
+    fail("the archive holds a profiler script: ${CMAKE_MATCH_0}")
+  endif()
+endforeach()
+list(LENGTH companions companion_count)
 
 # ---- unpack in an empty folder and run the README's command there
 execute_process(COMMAND ${CMAKE_COMMAND} -E tar xzf ${archive} WORKING_DIRECTORY "${WORK}/unpacked" RESULT_VARIABLE rc)
@@ -91,6 +109,10 @@ foreach(line IN LISTS lines)
     elseif(NOT state STREQUAL "Passed")
       fail("host test ${test} reported '${state}', not Passed (see ${WORK}/workflow.log)")
     endif()
+  elseif(test MATCHES "\\.gpu$" AND NOT test MATCHES "^exercise_")  # a companion: whole, not an exercise
+    if(NOT state MATCHES "^(Skipped|Passed)$")
+      fail("GPU test ${test} reported '${state}': a companion's GPU checks must be skipped (no GPU) or pass")
+    endif()
   elseif(test MATCHES "\\.gpu$")
     if(NOT state MATCHES "^(Skipped|Failed)$")
       fail("GPU test ${test} reported '${state}': an unsolved exercise's GPU checks must be skipped (no GPU) or fail")
@@ -105,6 +127,13 @@ foreach(exercise IN LISTS exercises)
     endif()
   endforeach()
 endforeach()
+foreach(companion IN LISTS companions)
+  foreach(kind host gpu)
+    if(NOT "${companion}.${kind}" IN_LIST seen)
+      fail("CTest never ran ${companion}.${kind}: did the pack configure and build? (see ${WORK}/workflow.log)")
+    endif()
+  endforeach()
+endforeach()
 list(REMOVE_DUPLICATES gpu_states)
 list(LENGTH gpu_states kinds)
 if(NOT kinds EQUAL 1)
@@ -113,7 +142,16 @@ endif()
 if(rc EQUAL 0)
   fail("`cmake --workflow --preset check` passed on unsolved exercises")
 endif()
-if(NOT out MATCHES "\nCourse checks: [0-9]+ host checks passed, 1 FAILED; 6 GPU checks (SKIPPED|FAILED)")
+list(LENGTH exercises exercise_count)
+math(EXPR gpu_count "${exercise_count} + ${companion_count}")
+if(gpu_states STREQUAL "Skipped")  # no GPU: every GPU check skipped, the companions' too
+  set(gpu_line "${gpu_count} GPU checks SKIPPED")
+elseif(companion_count EQUAL 0)
+  set(gpu_line "${exercise_count} GPU checks FAILED")
+else()  # a GPU: the companions' checks pass, the unsolved exercises' fail
+  set(gpu_line "${companion_count} GPU checks passed, ${exercise_count} FAILED")
+endif()
+if(NOT out MATCHES "\nCourse checks: [0-9]+ host checks passed, 1 FAILED; ${gpu_line}")
   fail("the workflow's output lacks its closing line 'Course checks: ...' (see ${WORK}/workflow.log)")
 endif()
 

@@ -1,0 +1,236 @@
+// matmul.cuh — what lesson 05 and its going-further companion both need around their kernels:
+// float4 loads and stores that handle the matrix edges, cuBLAS SGEMM (the ceiling) called on
+// row-major matrices, the CPU reference in double with the error bound a correct fp32 kernel
+// always meets, and one problem on the GPU checked against it (C poisoned first).
+// Included by lessons/05_tiled_matmul/main.cu and lessons/05_tiled_matmul/going_further/main.cu.
+// C (M x N) = A (M x K) * B (K x N), all row-major fp32.
+#pragma once
+
+#include "lesson.cuh"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+// ---------------------------------------------------------------- float4 with edges
+
+/// Four consecutive floats m[row][col..col+3] of a rows x cols matrix, zeros outside it. One
+/// 16-byte load when all four exist and are 16-byte aligned (col is a multiple of 4 here, so
+/// that is `cols % 4 == 0` plus an aligned base pointer), four guarded loads otherwise.
+__device__ __forceinline__ float4 load4(const float* __restrict__ m, int rows, int cols, int row, int col,
+                                        bool vector_ok) {
+    if (row >= rows) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    const float* p = m + static_cast<long long>(row) * cols + col;
+    if (vector_ok && col + 3 < cols) return *reinterpret_cast<const float4*>(p);
+    return make_float4(col + 0 < cols ? p[0] : 0.0f, col + 1 < cols ? p[1] : 0.0f,  //
+                       col + 2 < cols ? p[2] : 0.0f, col + 3 < cols ? p[3] : 0.0f);
+}
+
+/// The mirror image of load4 for C: one 16-byte store when possible, else only the elements inside.
+__device__ __forceinline__ void store4(float* __restrict__ m, int rows, int cols, int row, int col, float4 v,
+                                       bool vector_ok) {
+    if (row >= rows) return;
+    float* p = m + static_cast<long long>(row) * cols + col;
+    if (vector_ok && col + 3 < cols) {
+        *reinterpret_cast<float4*>(p) = v;
+        return;
+    }
+    if (col + 0 < cols) p[0] = v.x;
+    if (col + 1 < cols) p[1] = v.y;
+    if (col + 2 < cols) p[2] = v.z;
+    if (col + 3 < cols) p[3] = v.w;
+}
+
+__host__ __device__ __forceinline__ bool aligned16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+// ---------------------------------------------------------------- cuBLAS, the ceiling (in the same run)
+
+inline void cublas_check(cublasStatus_t status, const char* call) {
+    if (status != CUBLAS_STATUS_SUCCESS)
+        throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" +
+                                 cublasGetStatusString(status) + ")");
+}
+
+/// Owns a cuBLAS handle with a chosen math mode. CUBLAS_DEFAULT_MATH keeps SGEMM in true fp32;
+/// CUBLAS_TF32_TENSOR_OP_MATH lets it round inputs to TF32 (10-bit mantissa) for tensor cores.
+struct CublasHandle {
+    cublasHandle_t handle = nullptr;
+    explicit CublasHandle(cublasMath_t math = CUBLAS_DEFAULT_MATH) {
+        cublas_check(cublasCreate(&handle), "cublasCreate");
+        const cublasStatus_t status = cublasSetMathMode(handle, math);
+        if (status != CUBLAS_STATUS_SUCCESS) cublasDestroy(handle);
+        cublas_check(status, "cublasSetMathMode");
+    }
+    ~CublasHandle() { cublasDestroy(handle); }
+    CublasHandle(const CublasHandle&) = delete;
+    CublasHandle& operator=(const CublasHandle&) = delete;
+};
+
+/// cuBLAS is column-major. Read column-major, our row-major C is C^T (N x M), and C^T = B^T A^T,
+/// where B^T and A^T are exactly our row-major B and A read column-major. So we ask for the
+/// N x M product "B times A" with no transposes and no copies.
+inline void launch_cublas(const CublasHandle& cublas, const float* A, const float* B, float* C, int M, int N, int K) {
+    const float alpha = 1.0f, beta = 0.0f;
+    cublas_check(cublasSgemm(cublas.handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N),
+                 "cublasSgemm");
+}
+
+// ---------------------------------------------------------------- CPU side
+
+/// One element of the reference, in double, and the sum of |a_ik * b_kj| that bounds its error.
+struct RefEntry {
+    double value, abs_sum;
+};
+inline RefEntry reference_entry(const std::vector<float>& A, const std::vector<float>& B, int N, int K, int i, int j) {
+    RefEntry e{0.0, 0.0};
+    for (int k = 0; k < K; ++k) {
+        const double p = static_cast<double>(A[static_cast<std::size_t>(i) * K + k]) * B[static_cast<std::size_t>(k) * N + j];
+        e.value += p;
+        e.abs_sum += std::fabs(p);
+    }
+    return e;
+}
+
+/// The full product in double (loop order i, k, j so B and C are walked along rows).
+struct Reference {
+    std::vector<double> c;
+    double max_abs_sum = 0;  // max over (i, j) of sum_k |a_ik * b_kj|
+};
+inline Reference matmul_cpu(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K) {
+    Reference r{std::vector<double>(static_cast<std::size_t>(M) * N, 0.0), 0.0};
+    std::vector<double> abs_sum(static_cast<std::size_t>(N));
+    for (int i = 0; i < M; ++i) {
+        double* c = &r.c[static_cast<std::size_t>(i) * N];
+        std::fill(abs_sum.begin(), abs_sum.end(), 0.0);
+        for (int k = 0; k < K; ++k) {
+            const double a = A[static_cast<std::size_t>(i) * K + k];
+            const float* b = &B[static_cast<std::size_t>(k) * N];
+            for (int j = 0; j < N; ++j) {
+                c[j] += a * b[j];
+                abs_sum[j] += std::fabs(a * b[j]);
+            }
+        }
+        for (double s : abs_sum) r.max_abs_sum = std::max(r.max_abs_sum, s);
+    }
+    return r;
+}
+
+/// How far an fp32 result may lie from the exact one. A dot product of length K summed in fp32
+/// in any order (FMA or not, blocked or split) is within gamma_K * sum_k |a_k b_k| of the truth,
+/// gamma_K ~ K * 2^-24 (Higham, "Accuracy and Stability of Numerical Algorithms", 3.1); +2
+/// covers rounding the result to float. `input_rel_error` adds what rounding the inputs costs
+/// (0 for fp32; about 2^-9 per product when cuBLAS rounds them to TF32). A bound, not a guess:
+/// a correct kernel can never fail it, and a missing or wrong term of size > bound always does.
+inline course::Tolerance matmul_tolerance(int K, double max_abs_sum, double input_rel_error = 0.0) {
+    const double u = std::ldexp(1.0, -24);
+    return {0.0, (input_rel_error + (K + 2) * u) * max_abs_sum};
+}
+
+/// Output positions to check when the full CPU product is too slow: the four corners, points
+/// along every edge (where partial tiles live), and `random_count` random points.
+std::vector<std::pair<int, int>> sample_positions(int M, int N, int random_count, std::uint32_t seed) {
+    std::vector<std::pair<int, int>> p = {{0, 0}, {0, N - 1}, {M - 1, 0}, {M - 1, N - 1}};
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> row(0, M - 1), col(0, N - 1);
+    for (int e = 0; e < 16; ++e) {
+        p.push_back({0, col(gen)});
+        p.push_back({M - 1, col(gen)});
+        p.push_back({row(gen), 0});
+        p.push_back({row(gen), N - 1});
+    }
+    for (int s = 0; s < random_count; ++s) p.push_back({row(gen), col(gen)});
+    return p;
+}
+
+// ---------------------------------------------------------------- one problem, checked
+
+/// Up to this many multiply-adds the CPU computes the whole product (about a second); above it, samples.
+constexpr double kFullCheckMacs = 1 << 28;
+
+/// Random A and B of one M x N x K problem on the GPU, C, and the expected values of C at the
+/// positions we check: every element for small problems, corners, edges and random points otherwise.
+struct Problem {
+    int m, n, k;
+    std::vector<float> host_a, host_b;
+    bool full = false;
+    std::vector<std::pair<int, int>> where;
+    std::vector<double> expected;
+    double max_abs_sum = 0;
+    course::DeviceBuffer<float> a, b, c;
+
+    Problem(int m_, int n_, int k_, std::uint32_t seed)
+        : m(m_), n(n_), k(k_),
+          host_a(course::random_floats(static_cast<std::size_t>(m_) * k_, seed)),
+          host_b(course::random_floats(static_cast<std::size_t>(k_) * n_, seed + 1)),
+          a(host_a), b(host_b), c(static_cast<std::size_t>(m_) * n_) {
+        full = static_cast<double>(m) * n * k <= kFullCheckMacs;
+        if (full) {
+            Reference ref = matmul_cpu(host_a, host_b, m, n, k);
+            expected = std::move(ref.c);
+            max_abs_sum = ref.max_abs_sum;
+            for (int i = 0; i < m; ++i)
+                for (int j = 0; j < n; ++j) where.push_back({i, j});
+        } else {
+            where = sample_positions(m, n, 256, seed + 2);
+            for (const auto& [i, j] : where) {
+                const RefEntry e = reference_entry(host_a, host_b, n, k, i, j);
+                expected.push_back(e.value);
+                max_abs_sum = std::max(max_abs_sum, e.abs_sum);
+            }
+        }
+    }
+    double flops() const { return 2.0 * m * n * k; }
+    course::Tolerance tolerance(double input_rel_error = 0.0) const {
+        return matmul_tolerance(k, max_abs_sum, input_rel_error);
+    }
+    /// Poison C, run once, compare the chosen positions: "ok", or "FAIL" with the reason printed.
+    template <class Launch>
+    std::string verify(const std::string& name, Launch&& launch, course::Tolerance tol) {
+        c.poison();
+        launch();
+        const std::vector<float> out = c.to_host();
+        std::vector<float> got;
+        got.reserve(where.size());
+        for (const auto& [i, j] : where) got.push_back(out[static_cast<std::size_t>(i) * n + j]);
+        const course::VerifyResult r = course::compare_close(got, expected, 1, tol);
+        if (!r.ok()) {
+            const auto [i, j] = where[r.first ? r.first->index : 0];
+            std::printf("%s at %d x %d x %d: %s (first bad element is C[%d][%d])\n", name.c_str(), m, n, k,
+                        r.summary().c_str(), i, j);
+        }
+        return r.ok() ? "ok" : "FAIL";
+    }
+};
+
+/// For the checks: random A and B of one small shape on the GPU, and the full CPU double
+/// reference of their product, to compare with every element of C.
+struct TestProblem {
+    int M, N, K;
+    Reference ref;
+    course::DeviceBuffer<float> a, b, c;
+    TestProblem(int M_, int N_, int K_, const std::vector<float>& host_a, const std::vector<float>& host_b)
+        : M(M_), N(N_), K(K_), ref(matmul_cpu(host_a, host_b, M_, N_, K_)), a(host_a), b(host_b),
+          c(static_cast<std::size_t>(M_) * N_) {}
+    static TestProblem make(int M, int N, int K, std::uint32_t seed) {
+        return TestProblem(M, N, K, course::random_floats(static_cast<std::size_t>(M) * K, seed),
+                           course::random_floats(static_cast<std::size_t>(K) * N, seed + 1));
+    }
+    /// Poison C, run `launch`, compare every element with the reference.
+    template <class Launch>
+    course::VerifyResult run_and_compare(Launch&& launch) {
+        c.poison();
+        launch(a.data(), b.data(), c.data());
+        CUDA_CHECK(cudaDeviceSynchronize());
+        return course::compare_close(c.to_host(), ref.c, N, matmul_tolerance(K, ref.max_abs_sum));
+    }
+};
