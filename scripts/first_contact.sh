@@ -9,7 +9,9 @@
 #   --out DIR    where the logs and summary.txt go      (default: first-contact)
 #   --work DIR   where the clones are made, emptied first (default: a new folder under /tmp)
 # Writes OUT/summary.txt (machine, commit, load, each command's exit code and seconds),
-# OUT/check.txt, OUT/lessons.txt (lines prefixed with seconds since 1970) and, with --full, OUT/full.txt.
+# OUT/check.txt, OUT/check_build_steps.txt (each step of its build: seconds it took, seconds from
+# the build's start to its end; from ninja's log), OUT/lessons.txt (lines prefixed with seconds
+# since 1970) and, with --full, OUT/full.txt.
 # The machine is what it is: other work on it slows everything, so the load average is recorded
 # before and after each command.
 set -uo pipefail
@@ -60,6 +62,10 @@ say "commit: $(git -C "$work/course" log --oneline -1)"
 time_in "$work/course" "$out/check.txt" "check workflow (cmake --workflow --preset check, fresh clone)" \
   cmake --workflow --preset check
 status=$?
+if [ -f "$work/course/build/.ninja_log" ]; then
+  awk 'NR > 1 && !seen[$4]++ { printf "%7.1f %7.1f  %s\n", ($2 - $1) / 1000, $2 / 1000, $4 }' \
+      "$work/course/build/.ninja_log" | sort -k2 -n > "$out/check_build_steps.txt"
+fi
 say "lessons workflow started at $EPOCHREALTIME (seconds since 1970; lessons.txt's lines are stamped the same way)"
 time_in "$work/course" "$out/lessons.txt" "lessons workflow (cmake --workflow --preset lessons, after it)" lessons_workflow \
   || status=1
