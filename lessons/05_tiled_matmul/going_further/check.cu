@@ -1,6 +1,7 @@
 // Checks for lesson 05's going-further companion. This file #includes the companion's own main.cu
 // (CMake passes its path as COURSE_LESSON_SOURCE), so the kernels tested are the ones it runs:
-// every rung of kRungs, on awkward shapes, with C poisoned first.
+// every rung of kRungs, and every block shape of the size-aware rung with K split several ways, on
+// awkward shapes, with C poisoned first; and, on the host, the size-aware rule itself.
 #include COURSE_LESSON_SOURCE
 
 #include "testing.hpp"

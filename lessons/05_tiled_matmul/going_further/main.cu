@@ -1,6 +1,7 @@
 // Lesson 05, going further — from the register-tiled kernel's ~80% of cuBLAS SGEMM to ~95%, one
-// change per step, each explained by a profiler measurement (README.md, ncu.sh), and every step
-// timed at sizes from 256^3 to 8192^3 and on two skinny shapes (--sweep).
+// change per step, each explained by a profiler measurement (README.md, ncu.sh), every step timed
+// at sizes from 256^3 to 8192^3 and on two skinny shapes (--sweep), and a last rung that picks a
+// block shape and a split of K per problem, so that it stays fast at every one of them.
 //
 // What it shows (the rungs, in kRungs below):
 //   * warp_tiled 128x128x8 8x8: lesson 05's register-tiled kernel as a template over its sizes,
@@ -549,6 +550,8 @@ struct Machine {
     std::vector<int> blocks_per_sm;
 };
 
+constexpr const char* kSizeAwareName = "size-aware: block + split-K rule";
+
 /// One way to run an M x N x K product, and the time the cost model predicts for it.
 struct Plan {
     const BlockShape* block = nullptr;
@@ -587,20 +590,30 @@ Plan plan_for(const BlockShape& block, const Machine& gpu, int per_sm, int M, in
 constexpr int kMaxSplits = 16;
 constexpr double kMaxWorkspaceBytes = 1024.0 * 1024 * 1024;
 
-/// The rule: of every block shape that fits and every split from 1 to kMaxSplits (slices at
-/// least 2 slabs deep, a workspace of at most 1 GiB), the plan of least predicted time; on a tie,
-/// the first found (larger blocks, then fewer slices).
-Plan choose_plan(int M, int N, int K, const Machine& gpu) {
-    Plan best;
+/// The plans the rule chooses from: every block shape that fits (gpu.blocks_per_sm > 0) and every
+/// split from 1 to kMaxSplits whose slices are at least 2 slabs deep and whose workspace stays
+/// within 1 GiB (a split that rounds to the same slices as a smaller one is left out).
+std::vector<Plan> candidate_plans(int M, int N, int K, const Machine& gpu) {
+    std::vector<Plan> plans;
     for (std::size_t i = 0; i < std::size(kBlockShapes); ++i) {
         if (gpu.blocks_per_sm[i] <= 0) continue;
         for (int splits = 1; splits <= kMaxSplits; ++splits) {
             const Plan p = plan_for(kBlockShapes[i], gpu, gpu.blocks_per_sm[i], M, N, K, splits);
             if (splits > 1 && (p.k_slice < 2 * p.block->slab || 4.0 * M * N * p.splits > kMaxWorkspaceBytes)) break;
-            if (p.splits == splits && (best.block == nullptr || p.predicted_us() < best.predicted_us())) best = p;
+            if (p.splits == splits) plans.push_back(p);
         }
     }
-    if (best.block == nullptr) throw course::DoesNotFitError("no block shape of the size-aware kernel fits this GPU");
+    return plans;
+}
+
+/// The rule: the candidate of least predicted time; on a tie, the first (larger blocks, then
+/// fewer slices).
+Plan choose_plan(int M, int N, int K, const Machine& gpu) {
+    const std::vector<Plan> plans = candidate_plans(M, N, K, gpu);
+    if (plans.empty()) throw course::DoesNotFitError("no block shape of the size-aware kernel fits this GPU");
+    Plan best = plans.front();
+    for (const Plan& p : plans)
+        if (p.predicted_us() < best.predicted_us()) best = p;
     return best;
 }
 
@@ -637,6 +650,20 @@ std::string describe(const Plan& p) {
     return line;
 }
 
+/// --plans: the candidates at M x N x K on this GPU, fastest predicted first (the first is the
+/// rule's choice): the best ten, then each block shape's unsplit plan if it was not among them.
+void print_candidate_plans(int M, int N, int K) {
+    std::vector<Plan> plans = candidate_plans(M, N, K, this_machine());
+    std::stable_sort(plans.begin(), plans.end(),
+                     [](const Plan& a, const Plan& b) { return a.predicted_us() < b.predicted_us(); });
+    std::printf("== %s: the plans at %d x %d x %d (M x N x K), fastest predicted first; the first is chosen ==\n",
+                kSizeAwareName, M, N, K);
+    const std::size_t shown = std::min<std::size_t>(plans.size(), 10);
+    for (std::size_t i = 0; i < plans.size(); ++i)
+        if (i < shown || plans[i].splits == 1) std::printf("  %3zu. %s\n", i + 1, describe(plans[i]).c_str());
+    std::printf("  (%zu plans in all)\n", plans.size());
+}
+
 /// The rung that chooses: the plan of choose_plan_here, launched.
 void launch_size_aware(const float* A, const float* B, float* C, int M, int N, int K) {
     const Plan plan = choose_plan_here(M, N, K);
@@ -656,7 +683,7 @@ const Rung kRungs[] = {
     {"warp_tiled 128x256x8 16x8", launch_warp_tiled<WarpTile16x8>},
     {"pipelined 128x256x8 16x8", launch_pipelined<WarpTile16x8, 3>, pipelined_shared_bytes<WarpTile16x8, 3>()},
     {"pipelined 128x256x16 16x8", launch_pipelined<WarpTile16x8K16, 3>, pipelined_shared_bytes<WarpTile16x8K16, 3>()},
-    {"size-aware: block + split-K rule", launch_size_aware},  // its block shapes that fit: chosen per GPU
+    {kSizeAwareName, launch_size_aware},  // its block shapes that fit: chosen per GPU
 };
 /// Whether this GPU gives a block the shared memory the rung needs (on a T4 the 16-deep
 /// pipelined kernel, 74,496 bytes, does not fit: its launcher refuses with DoesNotFitError).
@@ -682,7 +709,7 @@ const SweepShape kSweepShapes[] = {
 /// The size-aware rung's plan at each shape: what the rule chose, and the numbers it chose by.
 template <std::size_t kCount>
 void print_plans(const SweepShape (&shapes)[kCount]) {
-    std::printf("\n== %s: the plan at each shape (cost in steps of k, see choose_plan) ==\n", kSizeAware.name);
+    std::printf("\n== %s: the plan at each shape (times predicted by plan_for) ==\n", kSizeAware.name);
     for (const SweepShape& shape : shapes) {
         const Plan plan = choose_plan_here(shape.m, shape.n, shape.k);
         std::printf("  %-10s %s\n", shape.label, describe(plan).c_str());
@@ -788,7 +815,7 @@ int run_one_size(const course::DeviceReport& gpu, const std::vector<const Rung*>
 int lesson(int argc, char** argv) {
     long long M = 4096, N = 4096, K = 4096;
     std::string only;
-    bool sweep = false;
+    bool sweep = false, plans = false;
     course::TimingOptions timing;
     course::Cli cli(kLessonName, "Lesson 05, going further: warp tiles and cp.async pipelines on the way to cuBLAS "
                                  "SGEMM, each checked against a CPU double reference and timed.");
@@ -797,7 +824,9 @@ int lesson(int argc, char** argv) {
         .option("--k", &K, "columns of A, rows of B", 1, 65536)
         .option("--kernel", &only, "time only the rungs whose name contains this text (cuBLAS always runs)")
         .flag("--sweep", &sweep, "instead of one size, time every rung at sizes from 256^3 to 8192^3 and two "
-                                 "skinny shapes (ignores --m, --n, --k)");
+                                 "skinny shapes (ignores --m, --n, --k)")
+        .flag("--plans", &plans, "print the plans the size-aware rule chooses from at --m, --n, --k (block shape, "
+                                 "split of K, waves, predicted time), fastest predicted first, and time nothing");
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
     if (M * K > INT32_MAX || K * N > INT32_MAX || M * N > INT32_MAX)
@@ -810,6 +839,10 @@ int lesson(int argc, char** argv) {
     course::require_gpu();
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
+    if (plans) {
+        print_candidate_plans(static_cast<int>(M), static_cast<int>(N), static_cast<int>(K));
+        return course::kExitOk;
+    }
     std::vector<const Rung*> fitting;
     for (const Rung* r : chosen) {
         if (fits_this_gpu(*r)) fitting.push_back(r);
