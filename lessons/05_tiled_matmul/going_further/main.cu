@@ -52,7 +52,7 @@ struct TileShape {
     static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;
     static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4s of A each thread loads per slab
     static constexpr int kBLoads = BK * BN / 4 / kThreads;  // float4s of B
-    static constexpr int kAPad = 4;  // as in matmul_register_tiled: conflict-free transposing stores
+    static constexpr int kAPad = 4;  // as in lesson 05's matmul_register_tiled: conflict-free transposing stores
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles must nest");
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "operands move as float4s");
     static_assert(kLaneRows * kLaneCols == 32, "a warp's 32 lanes must cover its WM x WN area exactly");
@@ -137,7 +137,7 @@ __device__ __forceinline__ void store_tile(float* __restrict__ C, int M, int N, 
     }
 }
 
-/// The warp-tiled kernel. Same plan as matmul_register_tiled (A transposed in shared memory,
+/// The warp-tiled kernel. Same plan as lesson 05's matmul_register_tiled (A transposed in shared memory,
 /// float4 operands, two shared buffers filled from registers while the other is read, one
 /// barrier per slab), with the sizes of S and the thread layout of warp_tile_row/col.
 /// kFullTiles: every block is full and K is a multiple of BK (the launcher checks), so loads and
