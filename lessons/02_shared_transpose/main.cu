@@ -13,6 +13,11 @@
 //     wider global instructions, the same 16 bytes in flight per thread; then a 64 x 65 tile
 //     moved by 8 x 16 threads, 128 bytes (eight float4s) in flight per thread, which is what
 //     gets close to the copy ceiling;
+//   * the last steps to the copy: the block order (blockIdx.x walking down a column of tiles, so
+//     the blocks running together write whole output rows), and 16-byte shared accesses: each
+//     thread transposes 4 x 4 blocks in registers into a tile laid out like the output, with its
+//     16-byte columns XOR-swizzled so that neither phase has bank conflicts (a quarter of the
+//     shared-memory instructions, which is what the 64 x 65 kernel's warps mostly wait for);
 //   * a side measurement, printed before the transposes: the latency of one load from shared
 //     memory, L1, L2 and device memory (a pointer chase), to test the seeds' latency claims.
 // What the source got wrong: its "shared memory" kernel takes the row from threadIdx.x on the
