@@ -40,8 +40,14 @@
 #                        writes (1024 MiB), what it prints (1024 KiB kept, the rest counted),
 #                        processes (64)
 #   --arch LIST          CMAKE_CUDA_ARCHITECTURES (default: the GPU's own, via nvidia-smi)
-#   --jobs N             cells compiled at the same time (default: half the CPU cores); the
-#                        checks themselves run one at a time on each GPU, never two on one
+#   --jobs N             cells compiled at the same time (default: half the CPU cores); a cell's
+#                        checks start as soon as it is compiled, while the others compile
+#   --share N            N cells' checks at the same time on each GPU (default 1: one at a time).
+#                        Grading checks results, not speed, so cells can share a GPU; but a
+#                        classmate's cell could starve a shared one of memory or time, so every
+#                        cell that did not pass everything is graded again, alone on its GPU, and
+#                        that is its grade: the gradebook is the one --share 1 writes. Needs root
+#                        and the sandbox (a cell's leftover processes are then found by its user id)
 #   --no-sandbox         grade without bubblewrap (said in the gradebook): a submission can then
 #                        read and write whatever the instructor can
 #   --host-only          run the host test cases only, needing no GPU: for testing the grader
@@ -238,7 +244,7 @@ write_gradebook() {
 
 # ================================================================= command line
 submissions="" out="" timeout_s=60 sanitize=0 sanitize_timeout=600 arch="" jobs="" from=""
-seed="" hidden="" no_sandbox=0 host_only=0 resume=0 weights_file="" gpus_arg="" slice=""
+seed="" hidden="" no_sandbox=0 host_only=0 resume=0 weights_file="" gpus_arg="" slice="" share=1
 slurm=0 partition="" account="" gpus_per_task=1 tasks="" submit=0
 scratch_mib=256 file_mib=1024 output_kib=1024 procs=64
 cmake_defs=() passed_on=()  # passed_on: the options a Slurm task repeats
@@ -255,6 +261,7 @@ while [ $# -gt 0 ]; do
                      hidden=$(cd -- "$(dirname -- "$2")" && pwd -P)/$(basename -- "$2"); passed_on+=("$1" "$hidden"); shift 2 ;;
     --arch) [ -n "${2-}" ] || usage_error "--arch needs a list, e.g. 90 or 80;90"; arch=$2; passed_on+=("$1" "$2"); shift 2 ;;
     --jobs) is_uint "${2-}" || usage_error "--jobs needs a number > 0"; jobs=$2; passed_on+=("$1" "$2"); shift 2 ;;
+    --share) is_uint "${2-}" || usage_error "--share needs a number of cells > 0"; share=$2; passed_on+=("$1" "$2"); shift 2 ;;
     --no-sandbox) no_sandbox=1; passed_on+=("$1"); shift ;;
     --host-only) host_only=1; passed_on+=("$1"); shift ;;
     --scratch-mib) is_uint "${2-}" || usage_error "--scratch-mib needs a number > 0"; scratch_mib=$2; passed_on+=("$1" "$2"); shift 2 ;;
@@ -364,6 +371,9 @@ fi
 # process limit counts that cell's processes alone, and a cell can read nothing only root may.
 # Run as another user, every cell runs as that user and the limit is that user's count + --procs.
 as_root=0; [ "$(id -u)" -eq 0 ] && as_root=1
+if [ "$share" -gt 1 ] && { [ $as_root -eq 0 ] || [ $no_sandbox -eq 1 ]; }; then
+  usage_error "--share needs root and the sandbox: cells that share a GPU are told apart by their own user ids"
+fi
 # Two grade.sh runs on one machine must not share user ids (each kills its cells' users' processes):
 # each run holds one of ten slots (a lock), and its cells' users are 100000 + 10000 * slot + cell.
 uid_base=100000
@@ -602,6 +612,7 @@ work=$out; [ -z "$slice_k" ] || work=$out/slice-$slice_k
 common=$work/common
 judge_targets=(course_common course_test_main common_check)  # and the checks of the lessons submitted
 for l in $(printf '%s\n' ${cell_lessons[@]+"${cell_lessons[@]}"} | sort -u); do judge_targets+=("${l}_check"); done
+common_t0=$(date +%s.%N)
 echo "$me: building the course and its judges once (log: $common.log)"
 if ! { cmake -S "$repo" -B "$common" "${config[@]}" &&
        cmake --build "$common" --target course_common course_test_main common_check; } > "$common.log" 2>&1; then
@@ -624,6 +635,7 @@ if ! cmake --build "$common" --target "${judge_targets[@]}" >> "$common.log" 2>&
   tail -n 20 "$common.log" >&2
   die 1 "could not build the course's checks, the judges (see $common.log); nothing graded"
 fi
+echo "The course and its judges were built once, in $(seconds_since "$common_t0") s." >> "$cells_dir/run-info.txt"
 
 # The two libraries a cell links, apart from the judges (which hold the course's solutions, so no
 # sandbox may see them: a runner could run one in its place).
@@ -762,17 +774,46 @@ build_cell() {  # build_cell DIR SOURCE LESSON: writes DIR/compiled (yes/no) and
                -DCOURSE_GRADE_COMMON="$4" && cmake --build "$2/build" --target "$3_check" -j 1' \
     compile "$view" "$box" "$lesson" "$prebuilt" "${config[@]}"
   echo "compile_s=$(seconds_since "$t0")" > "$dir/timing.txt"
-  if [ "$rc" -eq 0 ] && [ -x "$box/build/${lesson}_check" ]; then echo yes > "$dir/compiled"; else echo no > "$dir/compiled"; fi
+  if [ "$rc" -eq 0 ] && [ -x "$box/build/${lesson}_check" ]; then echo yes; else echo no; fi > "$dir/.compiled.tmp"
+  mv -f -- "$dir/.compiled.tmp" "$dir/compiled"  # whole or not at all: a worker waits for this file
   return 0
 }
-echo "$me: compiling ${#cell_dirs[@]} cells, $jobs at a time, each in its sandbox"
-for i in "${!cell_dirs[@]}"; do
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-  build_cell "${cell_dirs[$i]}" "${cell_sources[$i]}" "${cell_lessons[$i]}" &
-  [ -t 1 ] && printf '\r%s: compiling: %d of %d started ' "$me" $((i + 1)) ${#cell_dirs[@]}
-done
-wait
-[ -t 1 ] && echo
+gpu_in_use() {  # prints what holds the GPU (compute processes), nothing when it is free; with --gpus, this worker's GPU
+  [ $host_only -eq 1 ] && return 0
+  nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader 2> /dev/null |
+    grep -v '^$' | { if [ -n "${cell_gpu_uuid-}" ]; then grep -F "$cell_gpu_uuid"; else cat; fi; } | cut -d, -f2- | head -n 3 | tr '\n' ' '
+}
+wait_gpu_free() {  # up to 20 s
+  local i busy
+  for i in $(seq 1 40); do busy=$(gpu_in_use); [ -z "$busy" ] && return 0; sleep 0.5; done
+  gpu_busy=$busy
+  return 1
+}
+# --share: the cells no longer wait for a free GPU, so it must be free of other programs first.
+if [ "$share" -gt 1 ] && [ $host_only -eq 0 ]; then
+  for g in $(seq 0 $(( ${#gpu_index[@]} > 0 ? ${#gpu_index[@]} - 1 : 0 ))); do
+    cell_gpu_uuid=${gpu_uuid[$g]-}
+    wait_gpu_free || die 3 "the GPU${gpu_index[$g]:+ ${gpu_index[$g]}} is in use by another program ($gpu_busy); --share needs it free (nothing graded)"
+  done
+  cell_gpu_uuid=""
+fi
+# In the background, in the order the workers take the cells: each cell's checks start as soon as
+# it is compiled (a worker waits for its DIR/compiled), while the next cells compile.
+for dir in "${cell_dirs[@]}"; do rm -f -- "$dir/compiled"; done  # (--resume: a build of the stopped run)
+echo "$me: compiling ${#cell_dirs[@]} cells, $jobs at a time, each in its sandbox; checks start as cells are ready"
+compile_all() {
+  local i
+  for i in "${!cell_dirs[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    build_cell "${cell_dirs[$i]}" "${cell_sources[$i]}" "${cell_lessons[$i]}" &
+  done
+  wait
+}
+compile_all &
+compile_pid=$!
+wait_compiled() {  # wait_compiled DIR: until the cell's build has ended (0), or the compiling stopped (1)
+  while [ ! -f "$1/compiled" ]; do kill -0 "$compile_pid" 2> /dev/null || [ -f "$1/compiled" ] || return 1; sleep 0.2; done
+}
 
 # ================================================================= run and judge every cell
 # first_failure LOG: the first failing check of the judge's doctest log, as one line: its logged
@@ -817,17 +858,6 @@ run_finding() {  # run_finding NAME LIMIT DIR
   [ "$max_procs" -ge $((procs - 4)) ] && echo "$name hit the process limit ($procs processes)"
   return 0
 }
-gpu_in_use() {  # prints what holds the GPU (compute processes), nothing when it is free; with --gpus, this worker's GPU
-  [ $host_only -eq 1 ] && return 0
-  nvidia-smi --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader 2> /dev/null |
-    grep -v '^$' | { if [ -n "${cell_gpu_uuid-}" ]; then grep -F "$cell_gpu_uuid"; else cat; fi; } | cut -d, -f2- | head -n 3 | tr '\n' ' '
-}
-wait_gpu_free() {  # up to 20 s
-  local i busy
-  for i in $(seq 1 40); do busy=$(gpu_in_use); [ -z "$busy" ] && return 0; sleep 0.5; done
-  gpu_busy=$busy
-  return 1
-}
 
 summary_re='test cases: *([0-9]+) \| *([0-9]+) passed \| *([0-9]+) failed'
 judge_re='^judge: ([0-9]+) value\(s\) missing from the submission.s run, ([0-9]+) inconsistent'
@@ -837,6 +867,7 @@ grade_cell() {
   local i=$1 dir lesson box label err brc cut check mode t0 t1 t2 run_rc judge_rc total passed missing inconsistent first
   dir=${cell_dirs[$i]} lesson=${cell_lessons[$i]} box=${cell_dirs[$i]}/box
   label="$(sed -n 's/^student=//p' "$dir/identity.txt") / $lesson"
+  wait_compiled "$dir" || { stop_reason="the compiling stopped before the cell of $label was built"; return 1; }
   if [ "$(cat "$dir/compiled" 2> /dev/null)" != yes ]; then
     err=$(grep -a -m 1 -E ': (fatal )?error|CMake Error|nvcc fatal' "$dir/build.log" 2> /dev/null)  # the compiler's first
     [ -n "$err" ] || err=$(grep -a -m 1 -E '^FAILED: ' "$dir/build.log" 2> /dev/null)        # else the failed step
@@ -855,7 +886,7 @@ grade_cell() {
     progress "$label: does not compile"
     return 0
   fi
-  if ! wait_gpu_free; then  # something outside the grader holds the GPU: grade nothing more on it
+  if [ "$cell_share" -eq 1 ] && ! wait_gpu_free; then  # something outside the grader holds the GPU: grade nothing more on it
     stop_reason="the GPU${cell_gpu_index:+ $cell_gpu_index} was in use by another program before the cell of $label ($gpu_busy)"
     return 1
   fi
@@ -869,7 +900,7 @@ grade_cell() {
     "$check" ${mode[@]+"${mode[@]}"} --record /dev/fd/3 --seed "$seed" ${hidden_arg[@]+"${hidden_arg[@]}"}
   run_rc=$rc t1=$(date +%s.%N)
   while IFS= read -r line; do add "$line"; done < <(run_finding run "$timeout_s" "$dir")
-  if ! wait_gpu_free; then
+  if [ "$cell_share" -eq 1 ] && ! wait_gpu_free; then
     add "left the GPU in use after it ended ($gpu_busy)"
     stop_reason="the GPU was still in use after the cell of $label"
   fi
@@ -926,7 +957,7 @@ grade_cell() {
         what=$(grep -E '^========= [A-Z]' "$log" | grep -v -E 'COMPUTE-SANITIZER|SUMMARY' | head -n 1 | sed 's/^========= //')
         found+=("MEMCHECK (memcheck: ${count:-some} errors${what:+, first: $what}${where:+ in $where})")
       fi
-      if ! wait_gpu_free; then
+      if [ "$cell_share" -eq 1 ] && ! wait_gpu_free; then
         found+=("left the GPU in use after $tool ($gpu_busy)")
         stop_reason="the GPU was still in use after the cell of $label"; break
       fi
@@ -939,7 +970,8 @@ grade_cell() {
   if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ] && pgrep -u "$cell_uid" > /dev/null; then
     add "a process of this cell outlived it"; stop_reason="a process of the cell of $label outlived it"
   fi
-  printf 'run_s=%s\njudge_s=%s\n' "$(seconds_since "$t0" "$t1")" "$(seconds_since "$t1" "$t2")" >> "$dir/timing.txt"
+  printf 'run_s=%s\njudge_s=%s\nsanitize_s=%s\nshare=%s\n' "$(seconds_since "$t0" "$t1")" "$(seconds_since "$t1" "$t2")" \
+    "$(seconds_since "$t2")" "$cell_share" >> "$dir/timing.txt"
   [ -n "$cell_gpu_index" ] && printf 'gpu=%s\n' "$cell_gpu_index" >> "$dir/timing.txt"
   finish_cell "$dir" yes "${passed:-0}" "$total" "$(shorten "$finding")"
   progress "$label: ${passed:-0} of ${total:-?} test cases passed${finding:+ — $finding}"
@@ -957,32 +989,56 @@ progress() {
   echo "$me: [$n/$ntodo, $(hms "$el")$left] $1"
   printf '%s [%s/%s] %s\n' "$(date -u +%FT%TZ)" "$n" "$ntodo" "$1" >> "$progress_log"
 }
-# The cells go to the workers through a queue (the next cell's number in a file, under a lock):
-# one worker per --gpus GPU, each cell on the GPU of the worker that took it; without --gpus one
-# worker, on the GPU(s) the environment gives.
+# The cells go to the workers through a queue (the next place in the list todo, in a file, under a
+# lock): --share workers per --gpus GPU (without --gpus, on the GPU(s) the environment gives),
+# each cell on the GPU of the worker that took it.
 next_cell() {
-  { flock 9; local n; n=$(cat "$queue"); [ "$n" -lt ${#cell_dirs[@]} ] || return 1; echo $((n + 1)) > "$queue"; echo "$n"; } 9> "$queue.lock"
+  { flock 9; local n; n=$(cat "$queue"); [ "$n" -lt ${#todo[@]} ] || return 1; echo $((n + 1)) > "$queue"; echo "${todo[$n]}"; } 9> "$queue.lock"
 }
-worker() {  # worker W
-  local i
-  cell_gpu_index=${gpu_index[$1]-} cell_gpu_uuid=${gpu_uuid[$1]-} cell_gpu_minor=${gpu_minor[$1]-} stop_reason=""
+worker() {  # worker W SHARE: grades cells on GPU W modulo the number of GPUs, SHARE cells on it at a time
+  local i g=0
+  [ ${#gpu_index[@]} -gt 0 ] && g=$(($1 % ${#gpu_index[@]}))
+  cell_gpu_index=${gpu_index[$g]-} cell_gpu_uuid=${gpu_uuid[$g]-} cell_gpu_minor=${gpu_minor[$g]-} cell_share=$2 stop_reason=""
   while i=$(next_cell); do
     grade_cell "$i" || { printf '%s\n' "$stop_reason" > "$cells_dir/.stop-$1"; return 0; }
   done
 }
+run_workers() {  # run_workers SHARE: every cell of todo
+  local w n=${#gpu_index[@]} pids=()
+  [ "$n" -ge 1 ] || n=1
+  echo 0 > "$queue" || exit 1
+  if [ $((n * $1)) -eq 1 ]; then worker 0 1; return; fi
+  [ "$n" -gt 1 ] && echo "$me: grading on $n GPUs (${gpu_index[*]}), $1 cell(s) on each at a time"
+  for ((w = 0; w < n * $1; w++)); do worker "$w" "$1" & pids+=($!); done
+  wait "${pids[@]}"
+}
 progress_log=$out/progress.log; [ -z "$slice_k" ] || progress_log=$out/progress-slice-$slice_k.log
 queue=$cells_dir/.queue${slice_k:+-$slice_k} done_file=$cells_dir/.done${slice_k:+-$slice_k}
-echo 0 > "$queue" && echo 0 > "$done_file" && rm -f -- "$cells_dir"/.stop-* || exit 1
+echo 0 > "$done_file" && rm -f -- "$cells_dir"/.stop-* || exit 1
 ntodo=${#cell_dirs[@]} grade_t0=$(date +%s)
 printf '%s grading %s cells on %s (log of one line per cell: %s)\n' "$(date -u +%FT%TZ)" "$ntodo" "$(hostname)" "$progress_log" >> "$progress_log"
-cell_gpu_index="" cell_gpu_uuid="" cell_gpu_minor=""
-if [ ${#gpu_index[@]} -le 1 ]; then
-  worker 0
-else
-  echo "$me: grading on ${#gpu_index[@]} GPUs (${gpu_index[*]}), one cell on each at a time"
-  for w in "${!gpu_index[@]}"; do worker "$w" & done
-  wait
+cell_gpu_index="" cell_gpu_uuid="" cell_gpu_minor="" cell_share=1
+todo=("${!cell_dirs[@]}")
+run_workers "$share"
+# --share: a cell that did not pass everything is graded again, alone on its GPU; its first result
+# (result-shared.txt) is kept beside, but the grade is the second.
+if [ "$share" -gt 1 ]; then
+  again=()
+  for i in "${todo[@]}"; do
+    dir=${cell_dirs[$i]}
+    [ -f "$dir/result.txt" ] && [ "$(cat -- "$dir/compiled" 2> /dev/null)" = yes ] || continue
+    p=$(sed -n 's/^passed=//p' "$dir/result.txt") t=$(sed -n 's/^total=//p' "$dir/result.txt") f=$(sed -n 's/^finding=//p' "$dir/result.txt")
+    [ -n "$p" ] && [ "$p" = "$t" ] && [ -z "$f" ] && continue
+    mv -f -- "$dir/result.txt" "$dir/result-shared.txt" && sed -i -E 's/^(run_s|judge_s|sanitize_s|share)=/shared_\1=/' "$dir/timing.txt"
+    again+=("$i")
+  done
+  if [ ${#again[@]} -gt 0 ] && ! ls "$cells_dir"/.stop-* > /dev/null 2>&1; then
+    echo "$me: ${#again[@]} cell(s) did not pass everything while sharing a GPU: grading each again, alone on its GPU"
+    todo=("${again[@]}") ntodo=$((ntodo + ${#again[@]}))
+    run_workers 1
+  fi
 fi
+wait "$compile_pid" 2> /dev/null
 stopped=$(cat "$cells_dir"/.stop-* 2> /dev/null | paste -sd ';' | sed 's/;/; /g')
 for dir in "${cell_dirs[@]}"; do  # the cells no worker graded: when every worker stopped
   [ -f "$dir/result.txt" ] || finish_cell "$dir" - "" "" "not graded: ${stopped:-no worker took it}"
@@ -993,7 +1049,7 @@ median_of() {  # median_of KEY: the median of KEY=seconds over the cells' timing
   cat "$cells_dir"/*/timing.txt 2> /dev/null | sed -n "s/^$1=//p" | sort -n |
     awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-timing="Time per cell (median of $(cat "$cells_dir"/*/timing.txt 2> /dev/null | grep -c '^run_s=') cells run): compile $(median_of compile_s) s, run $(median_of run_s) s, judge $(median_of judge_s) s"
+timing="Time per cell (median of $(cat "$cells_dir"/*/timing.txt 2> /dev/null | grep -c '^run_s=') cells run, --share $share): compile $(median_of compile_s) s, run $(median_of run_s) s, judge $(median_of judge_s) s"
 [ $no_sandbox -eq 0 ] && timing="$timing; an empty sandbox starts in $sandbox_s s"
 echo "$timing." >> "$cells_dir/run-info.txt"
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# throughput.sh OUT [GRADE.SH OPTIONS...] — how long grading a class takes (issue: grading a whole
+# class). Makes a class in OUT/class (once): the test submissions and the attack suite of
+# scripts/make_test_submissions.sh, plus six made-up students who hand in every lesson's own
+# main.cu; grades it with scripts/grade.sh into a new OUT/run-N with the options given; prints the
+# wall time, cells per hour, where the time went (sums of the cells' timing.txt) and what that
+# means for 200 students x 6 lessons. Needs what grade.sh needs (a GPU, bubblewrap).
+set -uo pipefail
+here=$(cd -- "$(dirname -- "$0")" && pwd -P)
+repo=$(cd -- "$here/../.." && pwd -P)
+[ $# -ge 1 ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
+out=$1; shift
+mkdir -p "$out" && out=$(cd -- "$out" && pwd -P) || exit 1
+chmod 755 "$out"
+if [ ! -d "$out/class" ]; then
+  "$repo/scripts/make_test_submissions.sh" "$out/class" --attacks "$out/run-1" > /dev/null || exit 1
+  for s in 1 2 3 4 5 6; do
+    for d in "$repo"/lessons/[0-9][0-9]_*/; do
+      l=$(basename -- "$d"); mkdir -p "$out/class/class-$s/$l"; cp "$d/main.cu" "$out/class/class-$s/$l/"
+    done
+  done
+fi
+n=1; while [ -e "$out/run-$n/cells" ]; do n=$((n + 1)); done
+run=$out/run-$n
+echo "== grade.sh $* ($run)"
+t0=$(date +%s.%N)
+"$repo/scripts/grade.sh" "$out/class" --out "$run" "$@" > "$run.log" 2>&1
+rc=$?
+wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
+[ -f "$run/gradebook.csv" ] || { echo "grade.sh exited $rc without a gradebook:"; tail -n 20 "$run.log"; exit 1; }
+cells=$(grep -c '' "$run/gradebook.csv"); cells=$((cells - 1))
+sum() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | sed -n "s/^$1=//p" | awk '{ s += $1 } END { printf "%.0f", s }'; }
+count() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | grep -c "^$1="; }
+common=$(sed -n "s/^The course and its judges were built once, in \([0-9.]*\) s\.$/\1/p" "$run/cells/run-info.txt")
+echo "exit $rc; $cells cells ($(count compile_s) compiled, $(count run_s) run$( [ "$(count shared_run_s)" -eq 0 ] || echo ", $(count shared_run_s) of them graded again alone")) in $wall s: $((cells * 3600 / wall)) cells per hour"
+echo "time summed over the cells: compile $(sum compile_s) s (CPU, $(grep -o -- '--jobs [0-9]*' <<< "$*" || echo 'default --jobs') at a time);" \
+     "checks: runner $(($(sum run_s) + $(sum shared_run_s))) s, judge $(($(sum judge_s) + $(sum shared_judge_s))) s, sanitizers $(($(sum sanitize_s) + $(sum shared_sanitize_s))) s"
+echo "the course and its judges, built once: ${common:-?} s"; grep "^Time per cell" "$run/cells/run-info.txt"
+echo "200 students x 6 lessons = 1200 cells at this rate: $(awk -v w="$wall" -v c="$cells" 'BEGIN { t = w * 1200 / c; printf "%dh%02dm", t / 3600, (t % 3600) / 60 }')"
