@@ -1,7 +1,8 @@
 // matmul.cuh — what lesson 05 and its going-further companion both need around their kernels:
 // float4 loads and stores that handle the matrix edges, cuBLAS SGEMM (the ceiling) called on
 // row-major matrices, the CPU reference in double with the error bound a correct fp32 kernel
-// always meets, and one problem on the GPU checked against it (C poisoned first).
+// always meets, one problem on the GPU checked against it (C poisoned first), and the FP32 peak
+// (the companion's size-aware rule predicts times from it).
 // Included by lessons/05_tiled_matmul/main.cu and lessons/05_tiled_matmul/going_further/main.cu.
 // C (M x N) = A (M x K) * B (K x N), all row-major fp32.
 #pragma once
@@ -83,6 +84,29 @@ inline void launch_cublas(const CublasHandle& cublas, const float* A, const floa
     const float alpha = 1.0f, beta = 0.0f;
     cublas_check(cublasSgemm(cublas.handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N),
                  "cublasSgemm");
+}
+
+// ---------------------------------------------------------------- the FP32 peak
+
+/// FP32 lanes per SM: the fp32 multiply-adds one SM completes per clock, from the throughput
+/// table of the CUDA C++ Programming Guide ("Arithmetic Instructions"). 0: this program does
+/// not know the architecture, and says so rather than guess.
+constexpr int fp32_lanes_per_sm(int major, int minor) {
+    switch (major) {
+    case 5: return 128;                                   // Maxwell
+    case 6: return minor == 0 ? 64 : 128;                 // Pascal: P100 64, the others 128
+    case 7: return 64;                                    // Volta, Turing
+    case 8: return minor == 0 ? 64 : 128;                 // Ampere: A100 64; 8.6, 8.7, Ada 8.9: 128
+    case 9: return minor == 0 ? 128 : 0;                  // Hopper
+    case 10: return minor == 0 ? 128 : 0;                 // Blackwell (B200)
+    case 12: return minor == 0 ? 128 : 0;                 // Blackwell (RTX 50)
+    default: return 0;
+    }
+}
+
+/// Peak fp32 rate in TFLOP/s: every lane of every SM finishes one FMA (2 FLOP) per clock.
+constexpr double fp32_peak_tflops(int sm_count, int lanes_per_sm, double clock_mhz) {
+    return sm_count * static_cast<double>(lanes_per_sm) * 2.0 * clock_mhz * 1e6 / 1e12;
 }
 
 // ---------------------------------------------------------------- CPU side

@@ -8,7 +8,8 @@
 // atomicAdd per element; the source's shared-memory tree and what it leaves out, combining the
 // per-block sums (a second launch, or one atomicAdd per block); fewer, fuller blocks (add during
 // load, grid-stride loop), warp shuffles, float4 loads, and a "last block" finish that makes the
-// fastest version a single launch; CUB as the ceiling; and what one atomicAdd to one address costs,
+// fastest version a single launch, then the same kernel in 4x fewer, 4x larger blocks (fewer atomics at
+// the end); CUB as the ceiling; and what one atomicAdd to one address costs,
 // which is why one atomic per block loses to a relaunch. Two switches run a broken kernel instead of
 // the ladder: --racy (a missing barrier, for racecheck) and --divergent-barrier (a barrier that
 // only some threads reach, for synccheck).
@@ -81,14 +82,16 @@ __device__ float warp_sum(float v) {
 
 /// Each warp sums with shuffles, warp 0 sums the warp totals: one barrier, where block_sum_tree
 /// has nine (one after the stores, one after each of its 8 halving rounds for 256 threads).
-/// The total is valid in thread 0 only.
+/// The total is valid in thread 0 only. kThreads: the block's size, a multiple of 32, <= 1024.
+template <int kThreads = kBlock>
 __device__ float block_sum_shuffle(float v) {
-    __shared__ float warp_totals[kBlock / kWarp];
+    static_assert(kThreads % kWarp == 0 && kThreads <= kWarp * kWarp, "whole warps, at most 32 of them");
+    __shared__ float warp_totals[kThreads / kWarp];
     const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
     v = warp_sum(v);
     if (lane == 0) warp_totals[warp] = v;
     __syncthreads();
-    if (warp == 0) v = warp_sum(lane < kBlock / kWarp ? warp_totals[lane] : 0.0f);  // a whole warp
+    if (warp == 0) v = warp_sum(lane < kThreads / kWarp ? warp_totals[lane] : 0.0f);  // a whole warp
     return v;
 }
 
@@ -184,8 +187,11 @@ __global__ void __launch_bounds__(kBlock) reduce_vec4_atomic(const float* __rest
 /// the GPU at the same time), but blocks can count: each block stores its partial and bumps a
 /// counter; the block that brings the count to gridDim.x knows every partial is stored, adds
 /// them up, writes the result and resets the counter for the next launch. No block waits.
+/// Step 8 is the same kernel with kThreads = 1024: the same threads per SM in 4x fewer blocks,
+/// so 4x fewer counter atomics, which all arrive at the end of the run (see the lesson's tally).
 constexpr int kLastBlockUnroll = 4;
-__global__ void __launch_bounds__(kBlock)
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads)
     reduce_vec4_last_block(const float* __restrict__ in, long long n, float* partials, unsigned* blocks_done,
                            float* out) {
     // TODO(04.last_block): finish across blocks in one launch: store the block's partial, count, let the last block add them.
@@ -242,16 +248,16 @@ unsigned grid_stride_blocks(long long n, int threads_per_block, int items_per_th
 /// The grid a grid-stride kernel is launched with: SM count x the blocks of this kernel one SM can
 /// hold (registers, shared memory, threads). Asked once per kernel (a static): launchers run
 /// inside the timed region and should stay cheap.
-template <auto kKernel, int kItemsPerThread>
+template <auto kKernel, int kItemsPerThread, int kThreads = kBlock>
 unsigned grid_of(long long n) {
     static const int resident = [] {
         int device = 0, sms = 0, per_sm = 0;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kKernel, kBlock, 0));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kKernel, kThreads, 0));
         return sms * per_sm;
     }();
-    return grid_stride_blocks(n, kBlock, kItemsPerThread, resident);
+    return grid_stride_blocks(n, kThreads, kItemsPerThread, resident);
 }
 
 /// Launches of the one-element-per-thread tree until one value is left: 1 up to 256 elements,
@@ -343,11 +349,12 @@ void launch_vec4_atomic(const float* in, long long n, float* out, Workspace&) {
 }
 
 /// One launch, nothing else: no memset (the last block writes *out), no second kernel.
+template <int kThreads>
 void launch_vec4_last_block(const float* in, long long n, float* out, Workspace& ws) {
     require_valid_n(n);
-    const unsigned grid = grid_of<reduce_vec4_last_block, 4 * kLastBlockUnroll>(n);
+    const unsigned grid = grid_of<reduce_vec4_last_block<kThreads>, 4 * kLastBlockUnroll, kThreads>(n);
     if (grid > ws.partials.size()) throw std::logic_error("launch_vec4_last_block: workspace too small");
-    reduce_vec4_last_block<<<grid, kBlock>>>(in, n, ws.partials.data(), ws.blocks_done.data(), out);
+    reduce_vec4_last_block<kThreads><<<grid, kThreads>>>(in, n, ws.partials.data(), ws.blocks_done.data(), out);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -372,9 +379,9 @@ long long grid_stride_depth(long long n, long long grid, int threads, bool last_
     const long long loop = div_up(n, grid * threads) + kVec4Depth;
     return loop + kBlockDepth + (last_block ? div_up(grid, threads) + kBlockDepth : grid);
 }
-template <auto kKernel, int kItemsPerThread, bool kLastBlock>
+template <auto kKernel, int kItemsPerThread, bool kLastBlock, int kThreads = kBlock>
 long long depth_of(long long n) {
-    return grid_stride_depth(n, grid_of<kKernel, kItemsPerThread>(n), kBlock, kLastBlock);
+    return grid_stride_depth(n, grid_of<kKernel, kItemsPerThread, kThreads>(n), kThreads, kLastBlock);
 }
 
 // ---------------------------------------------------------------- the variants, in order
@@ -398,8 +405,10 @@ const Variant kVariants[] = {
     {"grid_stride_shuffle + atomic (+memset)", launch_grid_stride<BlockSum::Shuffle>,
      depth_of<reduce_grid_stride<BlockSum::Shuffle>, 1, false>, true},
     {"vec4_shuffle + atomic (+memset)", launch_vec4_atomic, depth_of<reduce_vec4_atomic, 4, false>, true},
-    {"vec4_shuffle + last block, 256 thr, 4 loads", launch_vec4_last_block,
-     depth_of<reduce_vec4_last_block, 4 * kLastBlockUnroll, true>, true},
+    {"vec4_shuffle + last block, 256 thr, 4 loads", launch_vec4_last_block<kBlock>,
+     depth_of<reduce_vec4_last_block<kBlock>, 4 * kLastBlockUnroll, true>, true},
+    {"vec4_shuffle + last block, 1024 thr, 4 loads", launch_vec4_last_block<1024>,
+     depth_of<reduce_vec4_last_block<1024>, 4 * kLastBlockUnroll, true, 1024>, true},
 };
 
 // ---------------------------------------------------------------- CPU side
@@ -600,15 +609,20 @@ int lesson(int argc, char** argv) {
     const double ns_per_add = atomic_ms * 1e6 / static_cast<double>(n);
     std::printf("\nAtomics to one address are done one after another: %lld of them took %.3f ms, %.2f ns each.\n",
                 n, atomic_ms, ns_per_add);
-    std::printf("  %-42s %10s %16s %12s\n", "variant (one atomicAdd per block)", "atomics", "x ns each = ms", "measured ms");
+    std::printf("  %-46s %10s %16s %12s\n", "variant (one atomicAdd per block or counter)", "atomics", "x ns each = ms", "measured ms");
     for (std::size_t k = 0; k < std::size(kVariants); ++k) {
         long long atomics = 0;
         if (kVariants[k].launch == launch_tree_atomic) atomics = div_up(n, kBlock);
         if (kVariants[k].launch == launch_tree_add_during_load) atomics = div_up(n, 2 * kBlock);
         if (kVariants[k].launch == launch_grid_stride<BlockSum::Shuffle>)
             atomics = grid_of<reduce_grid_stride<BlockSum::Shuffle>, 1>(n);
+        // The last-block kernels: one counter atomicAdd per block, all near the end of the run.
+        if (kVariants[k].launch == launch_vec4_last_block<kBlock>)
+            atomics = grid_of<reduce_vec4_last_block<kBlock>, 4 * kLastBlockUnroll>(n);
+        if (kVariants[k].launch == launch_vec4_last_block<1024>)
+            atomics = grid_of<reduce_vec4_last_block<1024>, 4 * kLastBlockUnroll, 1024>(n);
         if (atomics == 0) continue;
-        std::printf("  %-42s %10lld %16.4f %12.4f\n", kVariants[k].name, atomics, atomics * ns_per_add * 1e-6,
+        std::printf("  %-46s %10lld %16.4f %12.4f\n", kVariants[k].name, atomics, atomics * ns_per_add * 1e-6,
                     variant_ms[k]);
     }
     for (std::size_t k = 0; k < std::size(kVariants); ++k)

@@ -187,29 +187,6 @@ double traffic_model_bytes(long long M, long long N, long long K, int tile_rows,
     return 4.0 * (static_cast<double>(M) * K * block_cols + static_cast<double>(K) * N * block_rows);
 }
 
-// ---------------------------------------------------------------- the FP32 peak
-
-/// FP32 lanes per SM: the fp32 multiply-adds one SM completes per clock, from the throughput
-/// table of the CUDA C++ Programming Guide ("Arithmetic Instructions"). 0: this program does
-/// not know the architecture, and says so rather than guess.
-constexpr int fp32_lanes_per_sm(int major, int minor) {
-    switch (major) {
-    case 5: return 128;                                   // Maxwell
-    case 6: return minor == 0 ? 64 : 128;                 // Pascal: P100 64, the others 128
-    case 7: return 64;                                    // Volta, Turing
-    case 8: return minor == 0 ? 64 : 128;                 // Ampere: A100 64; 8.6, 8.7, Ada 8.9: 128
-    case 9: return minor == 0 ? 128 : 0;                  // Hopper
-    case 10: return minor == 0 ? 128 : 0;                 // Blackwell (B200)
-    case 12: return minor == 0 ? 128 : 0;                 // Blackwell (RTX 50)
-    default: return 0;
-    }
-}
-
-/// Peak fp32 rate in TFLOP/s: every lane of every SM finishes one FMA (2 FLOP) per clock.
-constexpr double fp32_peak_tflops(int sm_count, int lanes_per_sm, double clock_mhz) {
-    return sm_count * static_cast<double>(lanes_per_sm) * 2.0 * clock_mhz * 1e6 / 1e12;
-}
-
 // ---------------------------------------------------------------- the lesson
 
 int lesson(int argc, char** argv) {

@@ -72,6 +72,20 @@ TEST_CASE("bank model of the lesson's kernels: the padding makes every phase con
     }
 }
 
+TEST_CASE("registers kernel: the swizzle permutes each tile row and makes the 16-byte fill conflict-free") {
+    for (int r = 0; r < kRegTile; ++r) {  // every (row, chunk) has its own place: nothing overwritten
+        CAPTURE(r);
+        std::vector<int> chunks;
+        for (int c = 0; c < kRegChunks; ++c) chunks.push_back(swizzle_chunk(r, c));
+        std::sort(chunks.begin(), chunks.end());
+        for (int c = 0; c < kRegChunks; ++c) CHECK(chunks[c] == c);
+    }
+    CHECK(float4_tile_passes(true, false) == 32);  // 16 rows 4 apart, one bank group: 16 passes per half-warp
+    CHECK(float4_tile_passes(true, true) == 4);    // 2 per half-warp: 256 bytes, the fewest possible
+    CHECK(float4_tile_passes(false, false) == 4);  // a row read is conflict-free either way
+    CHECK(float4_tile_passes(false, true) == 4);
+}
+
 GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, output poisoned first") {
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : course::with_hidden_shapes(kShapes, "02_shared_transpose")) {

@@ -13,6 +13,11 @@
 //     wider global instructions, the same 16 bytes in flight per thread; then a 64 x 65 tile
 //     moved by 8 x 16 threads, 128 bytes (eight float4s) in flight per thread, which is what
 //     gets close to the copy ceiling;
+//   * the last steps to the copy: the block order (blockIdx.x walking down a column of tiles, so
+//     the blocks running together write whole output rows), and 16-byte shared accesses: each
+//     thread transposes 4 x 4 blocks in registers into a tile laid out like the output, with its
+//     16-byte columns XOR-swizzled so that neither phase has bank conflicts (a quarter of the
+//     shared-memory instructions, which is what the 64 x 65 kernel's warps mostly wait for);
 //   * a side measurement, printed before the transposes: the latency of one load from shared
 //     memory, L1, L2 and device memory (a pointer chase), to test the seeds' latency claims.
 // What the source got wrong: its "shared memory" kernel takes the row from threadIdx.x on the
@@ -108,6 +113,19 @@ __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict_
     // EXERCISE END
 }
 
+/// Block order. Blocks start roughly in the order of their index, x fastest, so the blocks that run
+/// at the same time are neighbours in that order. Row order (blockIdx.x = tile column): they read
+/// whole input rows, and each writes its 64 output rows in 256-byte pieces far apart. Column
+/// order (blockIdx.x = tile ROW, the grid launched as (row tiles, column tiles)): they walk down a
+/// column of tiles, read 256-byte pieces far apart, and together write whole output rows. The
+/// bytes are the same; the measured table says which order device memory prefers.
+/// Returns (first input row, first input column) of this block's kTileW x kTileW tile.
+template <bool kColumnOrder>
+__device__ int2 tile_origin(int tile_w) {
+    if (kColumnOrder) return make_int2(blockIdx.x * tile_w, blockIdx.y * tile_w);
+    return make_int2(blockIdx.y * tile_w, blockIdx.x * tile_w);
+}
+
 /// Wider accesses. The block is 8 x kRows threads; threadIdx.x picks 4 consecutive columns, so
 /// a warp covers 4 rows x 32 floats and each thread moves float4s (16 bytes) per global load
 /// and store: kTileW / kRows x kTileW / 32 of them (1 for <32, 32>, 8 for <64, 16>). The store gathers its float4 from 4
@@ -116,14 +134,16 @@ __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict_
 /// 4 consecutive y, x in {0, 4, ..., 28} (+ k) — hit 32 different banks in both phases.
 /// Edges: float4 needs 16-byte-aligned addresses, i.e. cols % 4 == 0 for loads and
 /// rows % 4 == 0 for stores; when that fails the same thread moves its 4 elements one by one.
-template <int kTileW, int kRows>
+/// kColumnOrder: which tile a block takes, see tile_origin below.
+template <int kTileW, int kRows, bool kColumnOrder = false>
 __global__ void transpose_tiled_padded_float4(const float* __restrict__ in, float* __restrict__ out, int rows,
                                               int cols) {
     constexpr int kPasses = kTileW / kRows, kStrips = kTileW / 32;
     __shared__ float tile[kTileW][kTileW + 1];
     const bool vector_loads = cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
     const bool vector_stores = rows % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-    const int row0 = blockIdx.y * kTileW, col0 = blockIdx.x * kTileW;
+    const int2 origin = tile_origin<kColumnOrder>(kTileW);
+    const int row0 = origin.x, col0 = origin.y;
     const int y0 = threadIdx.y, x0 = 4 * threadIdx.x;
 
     // Every load lands in a register first, so all of a thread's loads can be in flight at once
@@ -180,6 +200,84 @@ __global__ void transpose_tiled_padded_float4(const float* __restrict__ in, floa
     }
 }
 
+/// Wider shared accesses. The kernel above moves float4s through global memory but single floats
+/// through shared memory: 8 shared instructions per float4 (4 stores, 4 loads), and Nsight Compute
+/// shows its warps waiting mostly for the shared-memory instruction queue (README.md). Here each
+/// thread loads a 4 x 4 block of the input as 4 float4 rows, transposes it in registers (output
+/// row m of the block is element m of the 4 rows), and writes 4 float4s into a tile laid out like
+/// the OUTPUT; the store phase then reads that tile row by row, one float4 per store: 2 shared
+/// instructions per float4 instead of 8. The block is 16 x 8 threads; thread (j, i) owns the 4 x 4
+/// blocks (i + 8p, j) of the 64 x 64 tile, 8 float4 loads in flight as before.
+/// Banks: a 16-byte access is served a half-warp at a time (lesson 06), and a half-warp's 16
+/// float4s are conflict-free when they fall evenly on the 8 groups of 4 banks. The fill has the 16
+/// lanes of a half-warp (j = 0..15) write the same 16-byte column of rows 4j + m: 16 rows 4 apart,
+/// all in one bank group. Padding cannot fix that (a row must stay a multiple of 4 floats for the
+/// float4 alignment, so rows 4 apart always land on at most 2 groups); swizzle_chunk does: it XORs
+/// the 16-byte column with the row's group of 4, (r / 4) % 8, which sends rows 4j + m, j = 0..7,
+/// to 8 different groups and leaves a row's 16 chunks a permutation of themselves (the drain reads
+/// a row: still conflict-free). The bank table printed by the lesson counts both.
+constexpr int kRegTile = 64, kRegChunks = kRegTile / 4, kRegRows = 8;  // 16 x 8 threads
+__host__ __device__ constexpr int swizzle_chunk(int r, int chunk) { return chunk ^ ((r / 4) % 8); }
+
+template <bool kColumnOrder>
+__global__ void __launch_bounds__(kRegChunks * kRegRows)
+    transpose_registers_float4(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+    constexpr int kBlocksPerThread = kRegChunks / kRegRows;  // 4 x 4 blocks: 2
+    __shared__ float4 tile[kRegTile][kRegChunks];  // tile[r][c]: output row col0 + r, columns row0 + 4c..4c+3
+    const bool vector_loads = cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
+    const bool vector_stores = rows % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    const int2 origin = tile_origin<kColumnOrder>(kRegTile);
+    const int row0 = origin.x, col0 = origin.y;
+    const int j = threadIdx.x;  // this thread's 4 input columns: col0 + 4j .. col0 + 4j + 3
+
+    float4 v[kBlocksPerThread][4];  // [block][k]: input row row0 + 4i + k, i = threadIdx.y + 8 * block
+#pragma unroll
+    for (int b = 0; b < kBlocksPerThread; ++b) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const int r = row0 + 4 * (threadIdx.y + kRegRows * b) + k, c = col0 + 4 * j;
+            float4& e = v[b][k];
+            e = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // outside the matrix: goes into the tile, never out
+            if (r >= rows || c >= cols) continue;
+            const float* src = in + r * cols + c;
+            if (vector_loads) {
+                e = *reinterpret_cast<const float4*>(src);
+            } else {
+                e.x = src[0];
+                if (c + 1 < cols) e.y = src[1];
+                if (c + 2 < cols) e.z = src[2];
+                if (c + 3 < cols) e.w = src[3];
+            }
+        }
+    }
+#pragma unroll
+    for (int b = 0; b < kBlocksPerThread; ++b) {
+        const int i = threadIdx.y + kRegRows * b;  // output columns row0 + 4i .. 4i + 3
+        const float4* q = v[b];
+        tile[4 * j + 0][swizzle_chunk(4 * j + 0, i)] = make_float4(q[0].x, q[1].x, q[2].x, q[3].x);
+        tile[4 * j + 1][swizzle_chunk(4 * j + 1, i)] = make_float4(q[0].y, q[1].y, q[2].y, q[3].y);
+        tile[4 * j + 2][swizzle_chunk(4 * j + 2, i)] = make_float4(q[0].z, q[1].z, q[2].z, q[3].z);
+        tile[4 * j + 3][swizzle_chunk(4 * j + 3, i)] = make_float4(q[0].w, q[1].w, q[2].w, q[3].w);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < kRegTile / kRegRows; ++p) {
+        const int r = threadIdx.y + kRegRows * p;  // tile row r = output row col0 + r
+        const int out_row = col0 + r, out_col = row0 + 4 * j;
+        if (out_row >= cols || out_col >= rows) continue;
+        const float4 w = tile[r][swizzle_chunk(r, j)];
+        float* dst = out + out_row * rows + out_col;
+        if (vector_stores) {
+            *reinterpret_cast<float4*>(dst) = w;
+        } else {
+            dst[0] = w.x;
+            if (out_col + 1 < rows) dst[1] = w.y;
+            if (out_col + 2 < rows) dst[2] = w.z;
+            if (out_col + 3 < rows) dst[3] = w.w;
+        }
+    }
+}
+
 // ---------------------------------------------------------------- launchers
 
 using Launcher = void (*)(const float* in, float* out, int rows, int cols);
@@ -199,11 +297,25 @@ void launch_transpose_tiled(const float* in, float* out, int rows, int cols) {
     CUDA_CHECK_LAUNCH();
 }
 
-template <int kTileW, int kRows>
+/// The grid: (column tiles, row tiles) in row order, (row tiles, column tiles) in column order.
+template <bool kColumnOrder>
+dim3 tile_grid(int rows, int cols, int tile_w) {
+    const unsigned row_tiles = course::ceil_div(rows, tile_w), col_tiles = course::ceil_div(cols, tile_w);
+    return kColumnOrder ? dim3(row_tiles, col_tiles) : dim3(col_tiles, row_tiles);
+}
+
+template <int kTileW, int kRows, bool kColumnOrder = false>
 void launch_transpose_tiled_padded_float4(const float* in, float* out, int rows, int cols) {
     const dim3 block(8, kRows);
-    const dim3 grid(course::ceil_div(cols, kTileW), course::ceil_div(rows, kTileW));
-    transpose_tiled_padded_float4<kTileW, kRows><<<grid, block>>>(in, out, rows, cols);
+    transpose_tiled_padded_float4<kTileW, kRows, kColumnOrder>
+        <<<tile_grid<kColumnOrder>(rows, cols, kTileW), block>>>(in, out, rows, cols);
+    CUDA_CHECK_LAUNCH();
+}
+
+template <bool kColumnOrder>
+void launch_transpose_registers_float4(const float* in, float* out, int rows, int cols) {
+    transpose_registers_float4<kColumnOrder>
+        <<<tile_grid<kColumnOrder>(rows, cols, kRegTile), dim3(kRegChunks, kRegRows)>>>(in, out, rows, cols);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -213,14 +325,18 @@ struct Transpose {
 };
 /// The transposes of this lesson, in the order they are presented. Bytes each thread has in
 /// flight: 16 for the scalar 32 x 32 kernels (4 floats) and the first float4 kernel (1 float4),
-/// 128 for the last one (8 float4s). Other float4 shapes (64 x 65 with 8 x 32 or 8 x 8 threads)
-/// were measured while writing the lesson and were no faster; try them with the template.
+/// 128 for the others (8 float4s). Other float4 shapes (64 x 65 with 8 x 32 or 8 x 8 threads)
+/// were measured while writing the lesson and were no faster in row order; try them with the
+/// template. The last three change one thing each: the block order, then the shared accesses.
 const Transpose kTransposes[] = {
     {"transpose_tiled_source_mapping (16x17)", launch_transpose_tiled_source_mapping},
     {"transpose_tiled (32x32, 32x8 thr)", launch_transpose_tiled<kTile>},
     {"transpose_tiled_padded (32x33, 32x8 thr)", launch_transpose_tiled<kTile + 1>},
     {"padded_float4 (32x33, 8x32 thr)", launch_transpose_tiled_padded_float4<32, 32>},
     {"padded_float4 (64x65, 8x16 thr)", launch_transpose_tiled_padded_float4<64, 16>},
+    {"padded_float4 (64x65, 8x16 thr), column order", launch_transpose_tiled_padded_float4<64, 16, true>},
+    {"registers_float4 (64x64 swizzled, 16x8 thr)", launch_transpose_registers_float4<false>},
+    {"registers_float4 (64x64 swizzled), column order", launch_transpose_registers_float4<true>},
 };
 
 // ---------------------------------------------------------------- CPU side
@@ -261,6 +377,25 @@ std::vector<int> warp_tile_words(Phase phase, int pitch, int k = 0) {
         }
     }
     return words;
+}
+
+/// The same model for transpose_registers_float4's 16-byte shared accesses, which are served a
+/// half-warp at a time: passes of warp 0's first instruction = passes of half-warp 0 + passes of
+/// half-warp 1, each counted over the 4 words of each of its 16 lanes. 4 is conflict-free (512
+/// bytes, 128 per pass). Warp 0 is threadIdx.y = 0 and 1 (one per half), threadIdx.x = j = 0..15.
+/// Fill: lane j writes row 4j (m = 0), column i = threadIdx.y; drain: row threadIdx.y, column j.
+int float4_tile_passes(bool fill, bool swizzled) {
+    int passes = 0;
+    for (int half = 0; half < 2; ++half) {
+        std::vector<int> words;
+        for (int j = 0; j < kRegChunks; ++j) {
+            const int r = fill ? 4 * j : half, c = fill ? half : j;
+            const int chunk = swizzled ? swizzle_chunk(r, c) : c;
+            for (int w = 0; w < 4; ++w) words.push_back(r * kRegTile + 4 * chunk + w);
+        }
+        passes += bank_passes(words);
+    }
+    return passes;
 }
 
 // ---------------------------------------------------------------- 3. a side measurement: latency
@@ -464,6 +599,11 @@ int lesson(int argc, char** argv) {
     for (const auto& [what, phase] : phases)
         std::printf("  %-48s %9d %9d\n", what, bank_passes(warp_tile_words(phase, 32)),
                     bank_passes(warp_tile_words(phase, 33)));
+    std::printf("  %-48s %9s %9s\n", "16-byte accesses, by half-warps (4 = no conflict)", "plain", "swizzled");
+    std::printf("  %-48s %9d %9d\n", "registers kernel, load phase: writes a column", float4_tile_passes(true, false),
+                float4_tile_passes(true, true));
+    std::printf("  %-48s %9d %9d\n", "registers kernel, store phase: reads a row", float4_tile_passes(false, false),
+                float4_tile_passes(false, true));
     std::printf("\n");
 
     course::require_gpu();

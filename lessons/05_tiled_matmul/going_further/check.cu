@@ -1,6 +1,7 @@
 // Checks for lesson 05's going-further companion. This file #includes the companion's own main.cu
 // (CMake passes its path as COURSE_LESSON_SOURCE), so the kernels tested are the ones it runs:
-// every rung of kRungs, on awkward shapes, with C poisoned first.
+// every rung of kRungs, and every block shape of the size-aware rung with K split several ways, on
+// awkward shapes, with C poisoned first; and, on the host, the size-aware rule itself.
 #include COURSE_LESSON_SOURCE
 
 #include "testing.hpp"
@@ -58,7 +59,7 @@ void check_tile_layout() {
 
 // The tile shapes of kRungs, each checked by check_tile_layout and the fast/edge test below.
 // A rung with a new TileShape adds its name here.
-#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTile8x8) X(WarpTile16x8) X(WarpTile16x8K16)
+#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTile8x8) X(WarpTile16x8) X(WarpTile16x8K16) X(Block4Warps) X(Block2Warps)
 
 // ---------------------------------------------------------------- host
 
@@ -127,6 +128,63 @@ TEST_CASE("shared memory per block: on a T4 (64 KiB with the opt-in) the 8-deep 
     CHECK(above_48k == 1);  // only that one asks for the opt-in; the program leaves it out where it does not fit
 }
 
+TEST_CASE("split-K slices: whole slabs, only the last one shorter") {
+    CHECK(slice_length(1000, 3, 16) == 336);  // 336 + 336 + 328
+    CHECK(slice_length(65, 2, 16) == 48);     // 48 + 17
+    CHECK(slice_length(8, 5, 16) == 16);      // K shorter than one slab: one slice
+    CHECK(slice_length(4096, 1, 16) == 4096);
+    for (int K : {1, 15, 16, 17, 100, 1000, 3000, 8192})
+        for (int splits = 1; splits <= kMaxSplits; ++splits) {
+            const int len = slice_length(K, splits, 16), used = (K + len - 1) / len;
+            CAPTURE(K);
+            CAPTURE(splits);
+            CHECK(len % 16 == 0);
+            CHECK(used <= splits);
+            CHECK(used * len >= K);        // the slices cover K...
+            CHECK((used - 1) * len < K);  // ...and none is empty
+        }
+}
+
+/// An H100 (SXM, 132 SMs at up to 1.98 GHz, 3.35 TB/s) as the rule sees it; it holds 1, 2 and
+/// 4 blocks of 8, 4 and 2 warps (the occupancy calculator's answer for ~230 registers per thread).
+Machine h100() { return Machine{132, 128, 1.98, 3352, {1, 2, 4}}; }
+
+TEST_CASE("the size-aware rule on an H100: the block and the split the README explains") {
+    auto plan = [](int M, int N, int K) { return choose_plan(M, N, K, h100()); };
+    // 4096^3: 32 x 16 = 512 tiles of 128 x 256 = 3.9 waves -> 4; splitting K only adds waves.
+    CHECK(std::string(plan(4096, 4096, 4096).block->name) == "128x256");
+    CHECK(plan(4096, 4096, 4096).splits == 1);
+    CHECK(plan(8192, 8192, 8192).splits == 1);
+    CHECK(plan(8192, 8192, 64).splits == 1);
+    // 1024^3: 32 tiles; 4 slices of 256 make 128 blocks, one wave.
+    CHECK(std::string(plan(1024, 1024, 1024).block->name) == "128x256");
+    CHECK(plan(1024, 1024, 1024).splits == 4);
+    CHECK(plan(1024, 1024, 1024).waves == 1);
+    // 3000^3: 24 x 12 = 288 tiles = 2.2 waves -> 3, the last one 18% full; 4 slices of 752:
+    // 1152 blocks = 8.7 waves -> 9.
+    CHECK(std::string(plan(3000, 3000, 3000).block->name) == "128x256");
+    CHECK(plan(3000, 3000, 3000).splits == 4);
+    // 64 x 8192 x 8192: a 128-row block would be half empty; 64 x 128 blocks, 64 of them, 8 slices.
+    CHECK(std::string(plan(64, 8192, 8192).block->name) == "64x128");
+    CHECK(plan(64, 8192, 8192).splits == 8);
+    for (const auto& s : {std::array<int, 3>{1, 1, 1}, {512, 512, 512}, {3000, 3000, 3000}, {64, 8192, 8192}, {17, 33, 65}}) {
+        const Plan p = plan(s[0], s[1], s[2]);
+        CAPTURE(s[0]);
+        CAPTURE(s[1]);
+        CAPTURE(s[2]);
+        CHECK(p.waves * p.slots >= p.tiles * p.splits);       // enough waves for every block...
+        CHECK((p.waves - 1) * p.slots < p.tiles * p.splits);  // ...and not one more
+        CHECK(p.splits * p.k_slice >= s[2]);
+        // Never slower, by the model, than any unsplit plan.
+        for (std::size_t i = 0; i < std::size(kBlockShapes); ++i)
+            CHECK(p.predicted_us() <= plan_for(kBlockShapes[i], h100(), h100().blocks_per_sm[i], s[0], s[1], s[2], 1).predicted_us());
+    }
+    // A GPU where the 128 x 256 block does not fit (a T4: 64 KiB of shared memory per block).
+    const Machine t4{40, 64, 1.59, 320, {0, 1, 2}};
+    CHECK(std::string(choose_plan(4096, 4096, 4096, t4).block->name) != "128x256");
+    CHECK_THROWS_AS(choose_plan(64, 64, 64, Machine{40, 64, 1.59, 320, {0, 0, 0}}), course::DoesNotFitError);
+}
+
 // ---------------------------------------------------------------- GPU
 
 GPU_TEST_CASE("every rung matches the CPU double reference on awkward shapes, C poisoned first") {
@@ -166,5 +224,29 @@ GPU_TEST_CASE("no rung writes past the end of C") {
         int untouched = 0;
         for (std::size_t i = static_cast<std::size_t>(M) * N; i < out.size(); ++i) untouched += std::isnan(out[i]) ? 1 : 0;
         CHECK(untouched == guard);
+    }
+}
+
+GPU_TEST_CASE("every block shape of the size-aware rung, with K split 1, 2, 3 and 7 ways, on awkward shapes") {
+    // Besides kShapes: a C of 64 rows from a long K cut unevenly (1000 = 336 + 336 + 328), and a
+    // shape whose every dimension misses every tile and slab.
+    std::vector<std::array<int, 3>> shapes(std::begin(kShapes), std::end(kShapes));
+    shapes.push_back({64, 520, 1000});
+    shapes.push_back({190, 255, 333});
+    for (const auto& shape : shapes) {
+        const int M = shape[0], N = shape[1], K = shape[2];
+        TestProblem p = TestProblem::make(M, N, K, static_cast<std::uint32_t>(M * 5 + N * 11 + K));
+        for (const BlockShape& b : kBlockShapes) {
+            if (b.blocks_per_sm() == 0) continue;  // does not fit this GPU (the 128 x 256 block on a T4)
+            for (int splits : {1, 2, 3, 7}) {
+                INFO("block ", std::string(b.name), ", ", splits, " slices");
+                CAPTURE(M);
+                CAPTURE(N);
+                CAPTURE(K);
+                const auto res = p.run_and_compare([&](const float* a, const float* bb, float* c) { b.launch(a, bb, c, M, N, K, splits); });
+                INFO(res.summary());
+                CHECK(res.ok());
+            }
+        }
     }
 }

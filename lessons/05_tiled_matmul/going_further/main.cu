@@ -1,6 +1,7 @@
 // Lesson 05, going further — from the register-tiled kernel's ~80% of cuBLAS SGEMM to ~95%, one
-// change per step, each explained by a profiler measurement (README.md, ncu.sh), and every step
-// timed at sizes from 256^3 to 8192^3 and on two skinny shapes (--sweep).
+// change per step, each explained by a profiler measurement (README.md, ncu.sh), every step timed
+// at sizes from 256^3 to 8192^3 and on two skinny shapes (--sweep), and a last rung that picks a
+// block shape and a split of K per problem, so that it stays fast at every one of them.
 //
 // What it shows (the rungs, in kRungs below):
 //   * warp_tiled 128x128x8 8x8: lesson 05's register-tiled kernel as a template over its sizes,
@@ -9,9 +10,13 @@
 //   * pipelined 128x256x8 16x8: asynchronous copies (cp.async) three slabs deep, so no register
 //     waits on global memory, and double-buffered operand registers;
 //   * pipelined 128x256x16 16x8: 16-deep slabs, half the barriers and copy bookkeeping per FMA;
-//   * --sweep: each rung and cuBLAS at every size: a tile chosen for 4096^3 is slow at 1024^3.
-// What it leaves out: tensor cores, the tensor memory accelerator (TMA), split-K for skinny
-//   shapes, stream-K or persistent kernels, choosing a tile per shape, autotuning.
+//   * --sweep: each rung and cuBLAS at every size: a tile chosen for 4096^3 is slow at 1024^3;
+//   * size-aware: the same kernel fast at every size. For each M x N x K a rule picks a block of
+//     8, 4 or 2 warps and a split of K (split-K: slices of K computed by separate blocks, then
+//     summed) from a cost model it prints: waves of blocks (blocks per SM from the CUDA occupancy
+//     calculator, times the SMs), each as long as its K slice, plus the workspace's traffic.
+// What it leaves out: tensor cores, the tensor memory accelerator (TMA), stream-K or persistent
+//   kernels, autotuning (the rule predicts; it never times candidates).
 // Builds on lessons/05_tiled_matmul/main.cu (read that first: naive, shared-memory tiles,
 // register tiles, the traffic model, the FP32 peak); common/matmul.cuh holds what both share
 // (float4 loads with edges, cuBLAS, the CPU reference and its error bound).
@@ -234,10 +239,11 @@ __device__ __forceinline__ void copy_float_async(float* shared, const float* mat
 ///   * the copy addresses are computed once and advanced one slab per step.
 /// One barrier per slab: after it, every thread's copies of the next slab have landed, and no
 /// thread reads the current slab any more, whose buffer the next copies overwrite.
+/// The body of the kernel for one block: C[row0.., col0..] = A[row0.., 0..K) * B[0..K), col0..];
+/// A's rows are lda floats apart (lda = K, except for a slice of K: see matmul_split_k).
 template <class S, int kStages, bool kFullTiles>
-__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
-    matmul_pipelined(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
-                     int K) {
+__device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int lda, const float* __restrict__ B,
+                                               float* __restrict__ C, int M, int N, int K, int row0, int col0) {
     constexpr int BM = S::kBM, BN = S::kBN, BK = S::kBK, T = S::kThreads;
     constexpr int kAStage = BK * (BM + S::kAPad), kBStage = BK * BN;  // floats per buffer
     constexpr int kACopies = BM * BK / T, kARowStep = T / BK;          // one float per copy
@@ -248,15 +254,13 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     float* const Bs = As + kStages * kAStage;
 
     const int tid = threadIdx.x;
-    const TileIndex tile = block_tile(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, S::kGroupRows);
-    const int row0 = tile.row * BM, col0 = tile.col * BN;
     const bool b_vec = N % 4 == 0 && aligned16(B);
     const int steps = (K + BK - 1) / BK;
 
     // Copy l of A: A[row0 + am + l * kARowStep][k0 + ak] -> As[ak][am + l * kARowStep];
     // copy l of B: B[k0 + bk + l * kBRowStep][col0 + bn..+3] -> Bs[bk + l * kBRowStep][bn..+3].
     const int am = tid / BK, ak = tid % BK, bk = tid / (BN / 4), bn = tid % (BN / 4) * 4;
-    const float* a_src = A + static_cast<long long>(row0 + am) * K + ak;  // moves BK columns per slab
+    const float* a_src = A + static_cast<long long>(row0 + am) * lda + ak;  // moves BK columns per slab
     const float* b_src = B + static_cast<long long>(bk) * N + col0 + bn;  // moves BK rows per slab
     int k0 = 0, write_stage = 0;
     auto copy_next_slab = [&] {
@@ -266,7 +270,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
 #pragma unroll
             for (int l = 0; l < kACopies; ++l) {
                 const bool inside = kFullTiles || (row0 + am + l * kARowStep < M && k0 + ak < K);
-                copy_float_async(as + l * kARowStep, a_src, static_cast<long long>(l) * kARowStep * K, inside);
+                copy_float_async(as + l * kARowStep, a_src, static_cast<long long>(l) * kARowStep * lda, inside);
             }
 #pragma unroll
             for (int l = 0; l < kBCopies; ++l) {
@@ -314,6 +318,14 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
         }
     }
     store_tile<S, kFullTiles>(C, M, N, row0, col0, tid, acc);
+}
+
+template <class S, int kStages, bool kFullTiles>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
+    matmul_pipelined(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N,
+                     int K) {
+    const TileIndex tile = block_tile(blockIdx.x, (M + S::kBM - 1) / S::kBM, (N + S::kBN - 1) / S::kBN, S::kGroupRows);
+    pipelined_tile<S, kStages, kFullTiles>(A, K, B, C, M, N, K, tile.row * S::kBM, tile.col * S::kBN);
 }
 
 // ---------------------------------------------------------------- launchers
@@ -377,6 +389,287 @@ using WarpTile8x8 = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 1>;        // 256 th
 using WarpTile16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 1>;      // 256 threads, 1 block per SM
 using WarpTile16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1>;  // the same, 16-deep slabs
 
+// ---------------------------------------------------------------- a block shape and a split of K per problem
+// The 128 x 256 pipelined kernel reaches ~96% of cuBLAS at 4096^3 and a third of it at 1024^3,
+// where C has 32 such blocks for 132 SMs. cuBLAS and CUTLASS choose a kernel for each problem;
+// here is a small version of that choice. One warp tile (64 x 64 of C per warp, 16 x 8 per
+// thread, the pipelined kernel's) comes in blocks of 8, 4 or 2 warps. When C has too few blocks
+// to fill the GPU, or its last wave of blocks would leave most SMs idle, K is cut into slices:
+// the blocks of each slice write a partial product to a workspace, and a second kernel adds the
+// slices up (split-K). choose_plan() below picks the block shape and the number of slices with a
+// cost model it prints; the README shows it against the measurements.
+
+/// Split-K with the pipelined kernel's body. Grid x: the tiles of C; grid y: the slices of K.
+/// Slice z multiplies columns [z * k_slice, z * k_slice + k_slice) of A by the same rows of B and
+/// writes the product to out + z * M * N (out is C itself when there is one slice). kAllFull: every
+/// tile is inside C and every slice a whole number of slabs (the launcher checks), so no block
+/// checks bounds; otherwise each block asks whether it is inside, so only the blocks on the edge of
+/// C pay for the checks (at 3000^3, 35 of the 288 tiles of 128 x 256: the last row and column).
+template <class S, int kStages, bool kAllFull>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
+    matmul_split_k(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ out, int M, int N,
+                   int K, int k_slice) {
+    const int k_begin = blockIdx.y * k_slice;
+    const int k_len = K - k_begin < k_slice ? K - k_begin : k_slice;
+    const float* const a = A + k_begin;  // column k_begin of A; its rows stay K floats apart
+    const float* const b = B + static_cast<long long>(k_begin) * N;
+    float* const c = out + static_cast<long long>(blockIdx.y) * M * N;
+    const TileIndex tile = block_tile(blockIdx.x, (M + S::kBM - 1) / S::kBM, (N + S::kBN - 1) / S::kBN, S::kGroupRows);
+    const int row0 = tile.row * S::kBM, col0 = tile.col * S::kBN;
+    if constexpr (kAllFull) {
+        pipelined_tile<S, kStages, true>(a, K, b, c, M, N, k_len, row0, col0);
+    } else {
+        const bool inside = row0 + S::kBM <= M && col0 + S::kBN <= N && k_len % S::kBK == 0 && N % 4 == 0 &&
+                            aligned16(B) && aligned16(out);
+        if (inside) pipelined_tile<S, kStages, true>(a, K, b, c, M, N, k_len, row0, col0);
+        else pipelined_tile<S, kStages, false>(a, K, b, c, M, N, k_len, row0, col0);
+    }
+}
+
+/// C[i] = the sum over z of partial[z * count + i]: the second half of split-K. Four floats per
+/// thread and step where C and the workspace are 16-byte aligned, one otherwise.
+__global__ void sum_slices(const float* __restrict__ partial, float* __restrict__ C, long long count, int slices) {
+    const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    if (count % 4 == 0 && aligned16(C) && aligned16(partial)) {
+        const long long count4 = count / 4;
+        const float4* p = reinterpret_cast<const float4*>(partial);
+        for (long long i = first; i < count4; i += stride) {
+            float4 s = p[i];
+            for (int z = 1; z < slices; ++z) {
+                const float4 v = p[z * count4 + i];
+                s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+            }
+            reinterpret_cast<float4*>(C)[i] = s;
+        }
+    } else {
+        for (long long i = first; i < count; i += stride) {
+            float s = partial[i];
+            for (int z = 1; z < slices; ++z) s += partial[z * count + i];
+            C[i] = s;
+        }
+    }
+}
+
+/// The length of each K slice when K is cut into `splits`: K / splits rounded up to whole slabs,
+/// so that only the last slice is shorter (K = 1000, 16-deep slabs, 3 splits: 336, 336, 328).
+constexpr int slice_length(int K, int splits, int BK) { return ((K + splits - 1) / splits + BK - 1) / BK * BK; }
+
+/// The workspace of split-K's partial products: kept from one launch to the next (cuBLAS keeps
+/// one in its handle too), grown when a launch needs more.
+float* split_k_workspace(std::size_t floats) {
+    static course::DeviceBuffer<float> workspace;
+    if (workspace.size() < floats) {
+        workspace = course::DeviceBuffer<float>();  // free the old one first
+        workspace = course::DeviceBuffer<float>(floats);
+    }
+    return workspace.data();
+}
+
+constexpr int kSplitKStages = 3;
+
+template <class S>
+void configure_split_k() {
+    constexpr int bytes = pipelined_shared_bytes<S, kSplitKStages>();
+    if (static_cast<std::size_t>(bytes) > smem_per_block_optin())
+        throw course::DoesNotFitError("this block shape needs " + std::to_string(bytes) + " bytes of shared memory "
+                                      "per block; this GPU allows at most " + std::to_string(smem_per_block_optin()));
+    static const bool configured = [] {
+        for (auto kernel : {matmul_split_k<S, kSplitKStages, true>, matmul_split_k<S, kSplitKStages, false>})
+            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+        return true;
+    }();
+    (void)configured;
+}
+
+/// C = A * B with K cut into `splits` slices (1: no workspace, no second kernel).
+template <class S>
+void launch_split_k(const float* A, const float* B, float* C, int M, int N, int K, int splits) {
+    configure_split_k<S>();
+    constexpr int bytes = pipelined_shared_bytes<S, kSplitKStages>();
+    const int k_slice = slice_length(K, splits, S::kBK);
+    splits = (K + k_slice - 1) / k_slice;
+    const long long count = static_cast<long long>(M) * N;
+    float* const out = splits == 1 ? C : split_k_workspace(static_cast<std::size_t>(count) * splits);
+    const dim3 grid(course::ceil_div(M, S::kBM) * course::ceil_div(N, S::kBN), splits);
+    const bool all_full = M % S::kBM == 0 && N % S::kBN == 0 && K % S::kBK == 0 && aligned16(B) && aligned16(out);
+    if (all_full) matmul_split_k<S, kSplitKStages, true><<<grid, S::kThreads, bytes>>>(A, B, out, M, N, K, k_slice);
+    else matmul_split_k<S, kSplitKStages, false><<<grid, S::kThreads, bytes>>>(A, B, out, M, N, K, k_slice);
+    CUDA_CHECK_LAUNCH();
+    if (splits > 1) {
+        const long long per_thread = count % 4 == 0 ? 4 : 1;
+        const int blocks = static_cast<int>(std::min<long long>(course::ceil_div(count / per_thread, 256), 4096));
+        sum_slices<<<blocks, 256>>>(out, C, count, splits);
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+/// How many blocks of this kernel one SM of this GPU holds at once, from the CUDA occupancy
+/// calculator (registers, shared memory, threads); 0 where the block does not fit at all.
+template <class S>
+int split_k_blocks_per_sm() {
+    if (static_cast<std::size_t>(pipelined_shared_bytes<S, kSplitKStages>()) > smem_per_block_optin()) return 0;
+    configure_split_k<S>();
+    int fewest = 1 << 30;
+    for (auto kernel : {matmul_split_k<S, kSplitKStages, true>, matmul_split_k<S, kSplitKStages, false>}) {
+        int n = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, S::kThreads,
+                                                                 pipelined_shared_bytes<S, kSplitKStages>()));
+        fewest = std::min(fewest, n);
+    }
+    return fewest;
+}
+
+// The block shapes the rule chooses from: the same 64 x 64 warp tile, 16-deep slabs, 8, 4 and
+// 2 warps. About 230 registers per thread (nvcc -Xptxas -v, sm_90) let an SM hold 8 such warps:
+// 1, 2 or 4 blocks.
+using Block8Warps = WarpTile16x8K16;                              // 128 x 256, the ladder's last rung
+using Block4Warps = TileShape<128, 128, 16, 64, 64, 16, 8, 2, 1>;  // 128 x 128
+using Block2Warps = TileShape<64, 128, 16, 64, 64, 16, 8, 4, 1>;   // 64 x 128: for a C of 64 rows
+
+struct BlockShape {
+    const char* name;
+    int rows, cols, slab, warps;
+    int (*blocks_per_sm)();
+    void (*launch)(const float* A, const float* B, float* C, int M, int N, int K, int splits);
+};
+template <class S>
+constexpr BlockShape block_shape(const char* name) {
+    return {name, S::kBM, S::kBN, S::kBK, S::kWarps, split_k_blocks_per_sm<S>, launch_split_k<S>};
+}
+/// Largest first: where two plans cost the same, the rule keeps the larger block (each element
+/// it loads is used by more FMAs) and the fewer slices (less workspace traffic).
+const BlockShape kBlockShapes[] = {block_shape<Block8Warps>("128x256"), block_shape<Block4Warps>("128x128"),
+                                   block_shape<Block2Warps>("64x128")};
+
+/// What the rule needs to know of a GPU: its SMs, their FP32 lanes and clock, its DRAM
+/// bandwidth, and how many blocks of each of kBlockShapes one SM holds (0: it does not fit).
+struct Machine {
+    int sm_count = 0, fp32_lanes = 0;
+    double clock_ghz = 0, dram_gbs = 0;
+    std::vector<int> blocks_per_sm;
+};
+
+constexpr const char* kSizeAwareName = "size-aware: block + split-K rule";
+
+/// One way to run an M x N x K product, and the time the cost model predicts for it.
+struct Plan {
+    const BlockShape* block = nullptr;
+    int splits = 1, k_slice = 0;
+    int per_sm = 0;           // blocks one SM holds at once (the CUDA occupancy calculator's answer)
+    int slots = 0;            // blocks the GPU runs at once: SMs x per_sm
+    long long tiles = 0;      // blocks of C
+    long long waves = 0;      // ceil(tiles x splits / slots): rounds of blocks
+    double compute_us = 0;    // waves x (k_slice + 2 slabs) steps of k, each at the FP32 peak
+    double workspace_us = 0;  // the partial products written and read back, at the DRAM bandwidth
+    double predicted_us() const { return compute_us + workspace_us; }
+};
+
+/// The cost model. An SM holding its per_sm blocks does per_sm x BM x BN FMAs per step of k; at
+/// the FP32 peak that takes per_sm x BM x BN / (lanes x clock). A wave of blocks takes K slice
+/// steps, plus about two slabs before the first FMA and after the last (the pipeline filling,
+/// the stores of C). A wave only partly full takes as long as a full one: the SMs that have
+/// nothing left to do wait. Split-K adds its workspace: splits x M x N floats written, then read.
+/// The model leaves out that smaller blocks load more bytes of A and B per FMA; on a tie the rule
+/// keeps the larger block.
+Plan plan_for(const BlockShape& block, const Machine& gpu, int per_sm, int M, int N, int K, int splits) {
+    Plan p;
+    p.block = &block;
+    p.k_slice = slice_length(K, splits, block.slab);
+    p.splits = (K + p.k_slice - 1) / p.k_slice;
+    p.per_sm = per_sm;
+    p.slots = gpu.sm_count * per_sm;
+    p.tiles = static_cast<long long>(course::ceil_div(M, block.rows)) * course::ceil_div(N, block.cols);
+    p.waves = (p.tiles * p.splits + p.slots - 1) / p.slots;
+    const double step_us = static_cast<double>(per_sm) * block.rows * block.cols / (gpu.fp32_lanes * gpu.clock_ghz * 1e3);
+    p.compute_us = p.waves * (p.k_slice + 2.0 * block.slab) * step_us;
+    p.workspace_us = p.splits == 1 ? 0.0 : 2.0 * p.splits * M * N * sizeof(float) / (gpu.dram_gbs * 1e3);
+    return p;
+}
+
+constexpr int kMaxSplits = 16;
+constexpr double kMaxWorkspaceBytes = 1024.0 * 1024 * 1024;
+
+/// The plans the rule chooses from: every block shape that fits (gpu.blocks_per_sm > 0) and every
+/// split from 1 to kMaxSplits whose slices are at least 2 slabs deep and whose workspace stays
+/// within 1 GiB (a split that rounds to the same slices as a smaller one is left out).
+std::vector<Plan> candidate_plans(int M, int N, int K, const Machine& gpu) {
+    std::vector<Plan> plans;
+    for (std::size_t i = 0; i < std::size(kBlockShapes); ++i) {
+        if (gpu.blocks_per_sm[i] <= 0) continue;
+        for (int splits = 1; splits <= kMaxSplits; ++splits) {
+            const Plan p = plan_for(kBlockShapes[i], gpu, gpu.blocks_per_sm[i], M, N, K, splits);
+            if (splits > 1 && (p.k_slice < 2 * p.block->slab || 4.0 * M * N * p.splits > kMaxWorkspaceBytes)) break;
+            if (p.splits == splits) plans.push_back(p);
+        }
+    }
+    return plans;
+}
+
+/// The rule: the candidate of least predicted time; on a tie, the first (larger blocks, then
+/// fewer slices).
+Plan choose_plan(int M, int N, int K, const Machine& gpu) {
+    const std::vector<Plan> plans = candidate_plans(M, N, K, gpu);
+    if (plans.empty()) throw course::DoesNotFitError("no block shape of the size-aware kernel fits this GPU");
+    Plan best = plans.front();
+    for (const Plan& p : plans)
+        if (p.predicted_us() < best.predicted_us()) best = p;
+    return best;
+}
+
+/// This GPU, as the rule sees it (queried once): the clock is the highest the driver reports.
+const Machine& this_machine() {
+    static const Machine gpu = [] {
+        const course::DeviceReport d = course::query_device();
+        Machine m;
+        m.sm_count = d.sm_count;
+        m.fp32_lanes = fp32_lanes_per_sm(d.cc_major, d.cc_minor);
+        if (m.fp32_lanes == 0) m.fp32_lanes = 128;  // an architecture the table does not know: a guess, for the model only
+        int khz = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, d.index));
+        m.clock_ghz = khz / 1e6;
+        m.dram_gbs = d.theoretical_bandwidth_gbs();
+        for (const BlockShape& b : kBlockShapes) m.blocks_per_sm.push_back(b.blocks_per_sm());
+        return m;
+    }();
+    return gpu;
+}
+
+Plan choose_plan_here(int M, int N, int K) { return choose_plan(M, N, K, this_machine()); }
+
+/// "128x256 blocks (8 warps, 1 per SM: 132 at once), 288 tiles x 4 K slices of 752 = 1152
+/// blocks = 8.73 waves -> 9; predicted 912 + 86 us (workspace)".
+std::string describe(const Plan& p) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "%s blocks (%d warps, %d per SM: %d at once), %lld tiles x %d K slice%s of %d = %lld blocks = "
+                  "%.2f waves -> %lld; predicted %.0f us%s",
+                  p.block->name, p.block->warps, p.per_sm, p.slots, p.tiles, p.splits, p.splits == 1 ? "" : "s",
+                  p.k_slice, p.tiles * p.splits, static_cast<double>(p.tiles * p.splits) / p.slots, p.waves,
+                  p.compute_us, p.splits == 1 ? "" : (" + " + std::to_string(std::lround(p.workspace_us)) + " us (workspace)").c_str());
+    return line;
+}
+
+/// --plans: the candidates at M x N x K on this GPU, fastest predicted first (the first is the
+/// rule's choice): the best ten, then each block shape's unsplit plan if it was not among them.
+void print_candidate_plans(int M, int N, int K) {
+    std::vector<Plan> plans = candidate_plans(M, N, K, this_machine());
+    std::stable_sort(plans.begin(), plans.end(),
+                     [](const Plan& a, const Plan& b) { return a.predicted_us() < b.predicted_us(); });
+    std::printf("== %s: the plans at %d x %d x %d (M x N x K), fastest predicted first; the first is chosen ==\n",
+                kSizeAwareName, M, N, K);
+    const std::size_t shown = std::min<std::size_t>(plans.size(), 10);
+    for (std::size_t i = 0; i < plans.size(); ++i)
+        if (i < shown || plans[i].splits == 1) std::printf("  %3zu. %s\n", i + 1, describe(plans[i]).c_str());
+    std::printf("  (%zu plans in all)\n", plans.size());
+}
+
+/// The rung that chooses: the plan of choose_plan_here, launched.
+void launch_size_aware(const float* A, const float* B, float* C, int M, int N, int K) {
+    const Plan plan = choose_plan_here(M, N, K);
+    plan.block->launch(A, B, C, M, N, K, plan.splits);
+}
+
 struct Rung {
     const char* name;
     Launcher launch;
@@ -390,10 +683,12 @@ const Rung kRungs[] = {
     {"warp_tiled 128x256x8 16x8", launch_warp_tiled<WarpTile16x8>},
     {"pipelined 128x256x8 16x8", launch_pipelined<WarpTile16x8, 3>, pipelined_shared_bytes<WarpTile16x8, 3>()},
     {"pipelined 128x256x16 16x8", launch_pipelined<WarpTile16x8K16, 3>, pipelined_shared_bytes<WarpTile16x8K16, 3>()},
+    {kSizeAwareName, launch_size_aware},  // its block shapes that fit: chosen per GPU
 };
 /// Whether this GPU gives a block the shared memory the rung needs (on a T4 the 16-deep
 /// pipelined kernel, 74,496 bytes, does not fit: its launcher refuses with DoesNotFitError).
 bool fits_this_gpu(const Rung& r) { return static_cast<std::size_t>(r.shared_bytes) <= smem_per_block_optin(); }
+const Rung& kSizeAware = kRungs[std::size(kRungs) - 1];
 
 // ---------------------------------------------------------------- --sweep
 
@@ -410,6 +705,16 @@ const SweepShape kSweepShapes[] = {
     {6144, 6144, 6144, "6144^3"},   {8192, 8192, 8192, "8192^3"},   {8192, 8192, 64, "8192^2x64"},
     {64, 8192, 8192, "64x8192^2"},
 };
+
+/// The size-aware rung's plan at each shape: what the rule chose, and the numbers it chose by.
+template <std::size_t kCount>
+void print_plans(const SweepShape (&shapes)[kCount]) {
+    std::printf("\n== %s: the plan at each shape (times predicted by plan_for) ==\n", kSizeAware.name);
+    for (const SweepShape& shape : shapes) {
+        const Plan plan = choose_plan_here(shape.m, shape.n, shape.k);
+        std::printf("  %-10s %s\n", shape.label, describe(plan).c_str());
+    }
+}
 
 /// Each kernel at each sweep shape, checked (at the sampled positions) and timed: at least 3
 /// repeats, up to --repeats, fewer for slow launches so the whole sweep stays short.
@@ -461,6 +766,7 @@ int run_sweep(const course::DeviceReport& gpu, const std::vector<const Rung*>& c
         for (std::size_t s = 0; s < rate[v].size(); ++s) std::printf(" %9.1f%%", 100.0 * rate[v][s] / rate[0][s]);
         std::printf("\n");
     }
+    if (std::find(chosen.begin(), chosen.end(), &kSizeAware) != chosen.end()) print_plans(kSweepShapes);
     std::printf("%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
     return all_ok ? course::kExitOk : course::kExitFailed;
 }
@@ -492,6 +798,8 @@ int run_one_size(const course::DeviceReport& gpu, const std::vector<const Rung*>
     for (const Rung* r : chosen) measure(r->name, [&] { r->launch(p.a.data(), p.b.data(), p.c.data(), M, N, K); }, false);
     table.print();
     if (!timing.csv.empty()) table.append_csv(timing.csv, kLessonName, gpu.short_description());
+    if (std::find(chosen.begin(), chosen.end(), &kSizeAware) != chosen.end())
+        std::printf("\n%s: %s\n", kSizeAware.name, describe(choose_plan_here(M, N, K)).c_str());
 
     std::size_t fastest = 1;
     for (std::size_t v = 2; v < ms.size(); ++v)
@@ -507,7 +815,7 @@ int run_one_size(const course::DeviceReport& gpu, const std::vector<const Rung*>
 int lesson(int argc, char** argv) {
     long long M = 4096, N = 4096, K = 4096;
     std::string only;
-    bool sweep = false;
+    bool sweep = false, plans = false;
     course::TimingOptions timing;
     course::Cli cli(kLessonName, "Lesson 05, going further: warp tiles and cp.async pipelines on the way to cuBLAS "
                                  "SGEMM, each checked against a CPU double reference and timed.");
@@ -516,7 +824,9 @@ int lesson(int argc, char** argv) {
         .option("--k", &K, "columns of A, rows of B", 1, 65536)
         .option("--kernel", &only, "time only the rungs whose name contains this text (cuBLAS always runs)")
         .flag("--sweep", &sweep, "instead of one size, time every rung at sizes from 256^3 to 8192^3 and two "
-                                 "skinny shapes (ignores --m, --n, --k)");
+                                 "skinny shapes (ignores --m, --n, --k)")
+        .flag("--plans", &plans, "print the plans the size-aware rule chooses from at --m, --n, --k (block shape, "
+                                 "split of K, waves, predicted time), fastest predicted first, and time nothing");
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
     if (M * K > INT32_MAX || K * N > INT32_MAX || M * N > INT32_MAX)
@@ -529,6 +839,10 @@ int lesson(int argc, char** argv) {
     course::require_gpu();
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
+    if (plans) {
+        print_candidate_plans(static_cast<int>(M), static_cast<int>(N), static_cast<int>(K));
+        return course::kExitOk;
+    }
     std::vector<const Rung*> fitting;
     for (const Rung* r : chosen) {
         if (fits_this_gpu(*r)) fitting.push_back(r);
