@@ -588,9 +588,15 @@ fi
 # ================================================================= interruption
 # Every cell's processes belong to a user of their own (as root) and to a PID namespace that
 # dies with its bubblewrap; on Ctrl-C or TERM end what is running and say where things are.
+# Every process this run started is stopped first (so that none starts another) and then killed:
+# the background compiling and the workers run each build and check in subshells of their own,
+# which ending the jobs alone would leave running, to write into the cells after this run has
+# ended (a resumed run would then read a stale "compiled" of this one).
+descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
 on_signal() {
-  local pid
-  for pid in $(jobs -p); do kill -TERM "$pid" 2> /dev/null; done
+  local pids
+  pids=$(descendants $$); [ -n "$pids" ] && kill -STOP $pids 2> /dev/null
+  pids=$(descendants $$); [ -n "$pids" ] && kill -KILL $pids 2> /dev/null
   if [ $as_root -eq 1 ] && [ $no_sandbox -eq 0 ]; then  # every process of this run's cells' users
     ps -eo uid=,pid= | awk -v lo=$((uid_base + 1)) -v hi=$((uid_base + 9999)) '$1 >= lo && $1 <= hi { print $2 }' |
       xargs -r kill -KILL 2> /dev/null
