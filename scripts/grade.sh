@@ -110,7 +110,9 @@ seconds_since() { awk -v a="$1" -v b="${2:-$(date +%s.%N)}" 'BEGIN { printf "%.2
 # ================================================================= the gradebook writer
 # A cell's result.txt holds one key=value per line: student, lesson, compiled (yes / no / -),
 # passed, total, finding. A cell passed when it compiled, passed == total > 0 and finding is
-# empty. Rows come out in the order of the cell folders' names.
+# empty (is_pass). Rows come out in the order of the cell folders' names.
+
+is_pass() { [ "$1" = yes ] && [[ $3 =~ ^[0-9]+$ ]] && [ "$3" -gt 0 ] && [ "$2" = "$3" ] && [ -z "$4" ]; }  # COMPILED PASSED TOTAL FINDING
 
 csv_field() {  # RFC 4180: quote a field holding a comma, quote or line break; double its quotes
   local s=$1
@@ -204,8 +206,7 @@ write_gradebook() {
       finding="not graded: ${why:-no result: its run was interrupted, or its Slurm task was lost}; grade again with --resume"
     fi
     ncells=$((ncells + 1)) ok=0
-    if [ "$compiled" = yes ] && [[ $total =~ ^[0-9]+$ ]] && [ "$total" -gt 0 ] && [ "$passed" = "$total" ] &&
-       [ -z "$finding" ]; then
+    if is_pass "$compiled" "$passed" "$total" "$finding"; then
       npassed=$((npassed + 1)) ok=1
     else
       failed=1
@@ -1031,11 +1032,10 @@ run_workers "$share"
 if [ "$share" -gt 1 ]; then
   again=()
   for i in "${todo[@]}"; do
-    dir=${cell_dirs[$i]}
-    [ -f "$dir/result.txt" ] && [ "$(cat -- "$dir/compiled" 2> /dev/null)" = yes ] || continue
-    p=$(sed -n 's/^passed=//p' "$dir/result.txt") t=$(sed -n 's/^total=//p' "$dir/result.txt") f=$(sed -n 's/^finding=//p' "$dir/result.txt")
-    [ -n "$p" ] && [ "$p" = "$t" ] && [ -z "$f" ] && continue
-    mv -f -- "$dir/result.txt" "$dir/result-shared.txt" && sed -i -E 's/^(run_s|judge_s|sanitize_s|share)=/shared_\1=/' "$dir/timing.txt"
+    dir=${cell_dirs[$i]} r=${cell_dirs[$i]}/result.txt
+    [ -f "$r" ] && [ "$(cat -- "$dir/compiled" 2> /dev/null)" = yes ] || continue  # not compiled: nothing to grade again
+    is_pass yes "$(sed -n 's/^passed=//p' "$r")" "$(sed -n 's/^total=//p' "$r")" "$(sed -n 's/^finding=//p' "$r")" && continue
+    mv -f -- "$r" "$dir/result-shared.txt" && sed -i -E 's/^(run_s|judge_s|sanitize_s|share)=/shared_\1=/' "$dir/timing.txt"
     again+=("$i")
   done
   if [ ${#again[@]} -gt 0 ] && ! ls "$cells_dir"/.stop-* > /dev/null 2>&1; then
