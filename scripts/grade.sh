@@ -940,8 +940,10 @@ grade_cell() {
 
   # 3. the sanitizers, sandboxed, over the runner's GPU checks. The verdict is the tool's exit
   # code (99: it found errors); the count and place are read from its log, which the submission
-  # could also write to, so they describe but never decide.
-  if [ $sanitize -eq 1 ] && [ $host_only -eq 0 ] && [ "$run_rc" -ne 124 ] && [ "$run_rc" -ne 137 ] && [ -z "$stop_reason" ]; then
+  # could also write to, so they describe but never decide. Not after a run that was stopped (its
+  # time or file limit): that cell fails already, and under a sanitizer it would only run into the
+  # much longer --sanitize-timeout, twice.
+  if [ $sanitize -eq 1 ] && [ $host_only -eq 0 ] && [ "$run_rc" -ne 124 ] && [ "$run_rc" -ne 137 ] && [ "$run_rc" -ne 153 ] && [ -z "$stop_reason" ]; then
     found=()
     for tool in racecheck memcheck; do
       log=$dir/$tool.log

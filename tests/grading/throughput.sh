@@ -5,6 +5,10 @@
 # main.cu; grades it with scripts/grade.sh into a new OUT/run-N with the options given; prints the
 # wall time, cells per hour, where the time went (sums of the cells' timing.txt) and what that
 # means for 200 students x 6 lessons. Needs what grade.sh needs (a GPU, bubblewrap).
+# throughput.sh OUT --resume-last [GRADE.SH OPTIONS...] goes on with the newest OUT/run-N (grade.sh
+# --resume, same options): a run too long for one sitting is measured over several, and its wall
+# time is the sum of theirs (kept in OUT/run-N.wall). With THROUGHPUT_SITTING_S=S in the
+# environment a sitting interrupts grade.sh (as Ctrl-C does) after S seconds.
 set -uo pipefail
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 repo=$(cd -- "$here/../.." && pwd -P)
@@ -21,12 +25,24 @@ if [ ! -d "$out/class" ]; then
   done
 fi
 n=1; while [ -e "$out/run-$n/cells" ]; do n=$((n + 1)); done
+resume=(); before=0
+if [ "${1-}" = --resume-last ]; then
+  shift; n=$((n - 1)); [ $n -ge 1 ] || { echo "--resume-last: no run in $out to go on with"; exit 2; }
+  resume=(--resume); before=$(cat "$out/run-$n.wall" 2> /dev/null || echo 0)
+fi
 run=$out/run-$n
-echo "== grade.sh $* ($run)"
+echo "== grade.sh ${resume[*]-} $* ($run)"
 t0=$(date +%s.%N)
-"$repo/scripts/grade.sh" "$out/class" --out "$run" "$@" > "$run.log" 2>&1
+limit=(); [ -n "${THROUGHPUT_SITTING_S-}" ] && limit=(timeout -s INT -k 60 "$THROUGHPUT_SITTING_S")
+${limit[@]+"${limit[@]}"} "$repo/scripts/grade.sh" "$out/class" --out "$run" ${resume[@]+"${resume[@]}"} "$@" >> "$run.log" 2>&1
 rc=$?
-wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
+wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" -v w="$before" 'BEGIN { printf "%.0f", w + b - a }')
+echo "$wall" > "$run.wall"
+[ ${#resume[@]} -eq 0 ] || echo "(wall time summed over the sittings of this run: $before s before this one)"
+if [ ${#limit[@]} -gt 0 ] && { [ $rc -eq 124 ] || [ $rc -eq 130 ]; }; then
+  echo "stopped after this sitting's $THROUGHPUT_SITTING_S s ($wall s so far): $(grep -c '' "$run/progress.log" 2> /dev/null) lines in progress.log; go on with: $0 $out --resume-last $*"
+  exit 3
+fi
 [ -f "$run/gradebook.csv" ] || { echo "grade.sh exited $rc without a gradebook:"; tail -n 20 "$run.log"; exit 1; }
 cells=$(grep -c '' "$run/gradebook.csv"); cells=$((cells - 1))
 sum() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | sed -n "s/^$1=//p" | awk '{ s += $1 } END { printf "%.0f", s }'; }
