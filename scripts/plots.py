@@ -40,6 +40,7 @@ Without matplotlib it says so in one line, naming the Python it ran under, and e
 
 import argparse
 import csv
+import decimal
 import math
 import os
 import re
@@ -160,7 +161,10 @@ def rate_text(rate, unit):
 
 
 def pct_text(pct):
-    return f"{pct:.2f}%" if pct < 1 else f"{pct:.1f}%"  # 0.03 % is not 0.0 %
+    # Rounded as the lessons' printf rounds the unrounded ratio: the CSV's 103.05 came from
+    # 103.050..., which the lesson printed as 103.1%, while the float 103.05 lies just below it.
+    places = decimal.Decimal("0.01") if pct < 1 else decimal.Decimal("0.1")  # 0.03 % is not 0.0 %
+    return f"{decimal.Decimal(repr(pct)).quantize(places, rounding=decimal.ROUND_HALF_UP)}%"
 
 
 def save(fig, out, name, written):

@@ -66,7 +66,7 @@ mkdir "$tmp/bin"
 cat > "$tmp/bin/nvidia-smi" <<'SMI'
 #!/bin/sh
 case "$*" in
-  *--query-gpu=index,uuid,minor_number*) printf '0, GPU-test-0000, 0\n1, GPU-test-1111, 1\n' ;;
+  *--query-gpu=index,uuid,pci.bus_id*) printf '0, GPU-test-0000, 00000000:00:06.0\n1, GPU-test-1111, 00000000:00:07.0\n' ;;
   *--query-compute-apps*) ;;
   *) echo "stand-in nvidia-smi: unexpected arguments: $*" >&2; exit 9 ;;
 esac
