@@ -11,6 +11,7 @@ It saves a screenshot of each explorer in --screenshots (scripts/site.sh --scree
 into site/screenshots/ for the README).
 """
 import argparse
+import csv
 import functools
 import http.server
 import os
@@ -125,6 +126,18 @@ def set_custom(driver, prefix, elem, stride, offset):
         box.send_keys(str(value))
 
 
+def h200_rate(lesson, kernel):
+    """The rate the committed H200 run (results/h200/results.csv, what the site is built from by
+    default) gives a kernel, as the explorer prints it: one decimal."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "h200", "results.csv")
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["lesson"] == lesson and row["kernel"] == kernel:
+                return f"{float(row['rate']):.1f}"
+    fail(f"no {lesson} / {kernel} row in {path}")
+    return "(none)"
+
+
 def check_sectors(driver, site, native, shots):
     driver.get("file://" + os.path.join(site, "site", "explorers", "sectors.html"))
     wait_ready(driver, "sector explorer")
@@ -153,8 +166,9 @@ def check_sectors(driver, site, native, shots):
     driver.get("file://" + os.path.join(site, "site", "explorers", "sectors.html"))  # fresh controls for the screenshot
     wait_ready(driver, "sector explorer")
     Select(driver.find_element(By.ID, "sector-pattern")).select_by_visible_text(cases[0][0])
+    rate = h200_rate("01_naive_transpose", "transpose_naive_strided_reads")  # what the page must quote
     if "transpose_naive_strided_reads" not in text(driver, "sector-measured-note") or \
-            "1667.3" not in driver.find_element(By.CSS_SELECTOR, "#sector-measured tr.explorer-current").text:
+            rate not in driver.find_element(By.CSS_SELECTOR, "#sector-measured tr.explorer-current").text:
         fail("sector explorer: the H200 measurement of transpose_naive_strided_reads is not shown beside its pattern")
     for message in console_errors(driver):
         fail(f"sector explorer: console: {message}")
