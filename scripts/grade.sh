@@ -100,6 +100,9 @@ die() {
   if [ -n "${slice:-}" ] && [ -f "${out:-}/cells/.made-by-grade.sh" ]; then
     printf 'task %s on %s: %s\n' "$slice" "$(hostname)" "$2" > "$out/cells/.slice-${slice%/*}.why"
   fi
+  if [ "$BASHPID" = "$$" ] && declare -F descendants > /dev/null; then  # what runs in the background
+    local p; p=$(descendants $$); [ -n "$p" ] && kill -KILL $p 2> /dev/null  # (the judges' build, the compiling)
+  fi
   exit "$1"
 }
 usage_error() { echo "$me: $*; see --help" >&2; exit 2; }
@@ -645,11 +648,11 @@ if [ $host_only -eq 0 ]; then
   fi
 fi
 
-if ! cmake --build "$common" --target "${judge_targets[@]}" >> "$common.log" 2>&1; then
-  tail -n 20 "$common.log" >&2
-  die 1 "could not build the course's checks, the judges (see $common.log); nothing graded"
-fi
-echo "The course and its judges were built once, in $(seconds_since "$common_t0") s." >> "$cells_dir/run-info.txt"
+# The judges are needed when the first cell is judged, not before: they build while the first cells
+# compile (the wait is just before the grading starts).
+rm -f -- "$common.judges-rc"
+( cmake --build "$common" --target "${judge_targets[@]}" >> "$common.log" 2>&1; echo $? > "$common.judges-rc" ) &
+judges_pid=$!
 
 # The two libraries a cell links, apart from the judges (which hold the course's solutions, so no
 # sandbox may see them: a runner could run one in its place).
@@ -1031,6 +1034,12 @@ run_workers() {  # run_workers SHARE: every cell of todo
   for ((w = 0; w < n * $1; w++)); do worker "$w" "$1" & pids+=($!); done
   wait "${pids[@]}"
 }
+wait "$judges_pid" 2> /dev/null
+if [ "$(cat -- "$common.judges-rc" 2> /dev/null)" != 0 ]; then
+  tail -n 20 "$common.log" >&2
+  die 1 "could not build the course's checks, the judges (see $common.log); nothing graded"
+fi
+echo "The course and its judges were built once, in $(seconds_since "$common_t0") s." >> "$cells_dir/run-info.txt"
 progress_log=$out/progress.log; [ -z "$slice_k" ] || progress_log=$out/progress-slice-$slice_k.log
 queue=$cells_dir/.queue${slice_k:+-$slice_k} done_file=$cells_dir/.done${slice_k:+-$slice_k}
 echo 0 > "$done_file" && rm -f -- "$cells_dir"/.stop-* || exit 1
