@@ -47,9 +47,10 @@ fi
 cells=$(grep -c '' "$run/gradebook.csv"); cells=$((cells - 1))
 sum() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | sed -n "s/^$1=//p" | awk '{ s += $1 } END { printf "%.0f", s }'; }
 count() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | grep -c "^$1="; }
-common=$(sed -n "s/^The course and its judges were built once, in \([0-9.]*\) s\.$/\1/p" "$run/cells/run-info.txt")
+builds=$(sed -n "s/^The course and its judges were built once, in \([0-9.]*\) s\.$/\1/p" "$run/cells/run-info.txt")
+common=$(head -n 1 <<< "$builds"); again=$(tail -n +2 <<< "$builds" | paste -sd, - | sed 's/,/ s, /g')
 echo "exit $rc; $cells cells ($(count compile_s) compiled, $(count run_s) run$( [ "$(count shared_run_s)" -eq 0 ] || echo ", $(count shared_run_s) of them graded again alone")) in $wall s: $((cells * 3600 / wall)) cells per hour"
 echo "time summed over the cells: compile $(sum compile_s) s (CPU, $(grep -o -- '--jobs [0-9]*' <<< "$*" || echo 'default --jobs') at a time);" \
      "checks: runner $(($(sum run_s) + $(sum shared_run_s))) s, judge $(($(sum judge_s) + $(sum shared_judge_s))) s, sanitizers $(($(sum sanitize_s) + $(sum shared_sanitize_s))) s"
-echo "the course and its judges, built once: ${common:-?} s"; grep "^Time per cell" "$run/cells/run-info.txt"
+echo "the course and its judges, built once: ${common:-?} s${again:+ (again at each resume, already built: $again s)}"; grep "^Time per cell" "$run/cells/run-info.txt"
 echo "200 students x 6 lessons = 1200 cells at this rate: $(awk -v w="$wall" -v c="$cells" 'BEGIN { t = w * 1200 / c; printf "%dh%02dm", t / 3600, (t % 3600) / 60 }')"
