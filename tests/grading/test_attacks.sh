@@ -23,10 +23,7 @@ while [ $# -gt 0 ]; do
     *) args+=("$1"); shift ;;
   esac
 done
-if ! command -v bwrap > /dev/null; then echo "SKIPPED: bubblewrap (bwrap) is not installed"; exit 77; fi
-if ! why=$(bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true 2>&1); then
-  echo "SKIPPED: bubblewrap cannot create its namespaces here: $why"; exit 77
-fi
+. "$here/need_bwrap.sh"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'rm -rf -- "$tmp"' EXIT

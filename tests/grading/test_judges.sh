@@ -7,9 +7,7 @@
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 repo=$(cd -- "$here/../.." && pwd -P)
-command -v bwrap > /dev/null || { echo "SKIPPED: bubblewrap (bwrap) is not installed"; exit 77; }
-why=$(bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true 2>&1) ||
-  { echo "SKIPPED: bubblewrap cannot create its namespaces here: $why"; exit 77; }
+. "$here/need_bwrap.sh"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'rm -rf -- "$tmp"' EXIT

@@ -16,9 +16,7 @@ set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 repo=$here/../..
 grade=$repo/scripts/grade.sh
-command -v bwrap > /dev/null || { echo "SKIPPED: bubblewrap (bwrap) is not installed"; exit 77; }
-why=$(bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true 2>&1) ||
-  { echo "SKIPPED: bubblewrap cannot create its namespaces here: $why"; exit 77; }
+. "$here/need_bwrap.sh"
 [ "$(id -u)" -eq 0 ] || { echo "SKIPPED: --share needs root (cells run as user ids of their own)"; exit 77; }
 tmp=$(mktemp -d)
 chmod 755 "$tmp"

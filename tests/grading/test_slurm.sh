@@ -15,9 +15,7 @@ for tool in slurmctld slurmd munged sbatch; do
   command -v "$tool" > /dev/null || { echo "SKIPPED: $tool not found (Debian: apt install slurm-wlm munge)"; exit 77; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "SKIPPED: starting slurmd needs root"; exit 77; }
-command -v bwrap > /dev/null || { echo "SKIPPED: bubblewrap (bwrap) is not installed (grade.sh's sandbox)"; exit 77; }
-why=$(bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true 2>&1) ||
-  { echo "SKIPPED: bubblewrap cannot create its namespaces here: $why"; exit 77; }
+. "$here/need_bwrap.sh"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 pids=()
