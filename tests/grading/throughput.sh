@@ -9,6 +9,8 @@
 # --resume, same options): a run too long for one sitting is measured over several, and its wall
 # time is the sum of theirs (kept in OUT/run-N.wall). With THROUGHPUT_SITTING_S=S in the
 # environment a sitting interrupts grade.sh (as Ctrl-C does) after S seconds.
+# THROUGHPUT_STUDENTS=N (default 6) sets how many made-up students hand in all six lessons: 24
+# cells of test submissions and attacks plus 6 N (a larger class weighs the fixed start less).
 set -uo pipefail
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 repo=$(cd -- "$here/../.." && pwd -P)
@@ -16,9 +18,11 @@ repo=$(cd -- "$here/../.." && pwd -P)
 out=$1; shift
 mkdir -p "$out" && out=$(cd -- "$out" && pwd -P) || exit 1
 chmod 755 "$out"
+students=${THROUGHPUT_STUDENTS:-6}
+[[ $students =~ ^[0-9]+$ ]] || { echo "THROUGHPUT_STUDENTS must be a whole number, not '$students'"; exit 2; }
 if [ ! -d "$out/class" ]; then
   "$repo/scripts/make_test_submissions.sh" "$out/class" --attacks "$out/run-1" > /dev/null || exit 1
-  for s in 1 2 3 4 5 6; do
+  for s in $(seq 1 "$students"); do
     for d in "$repo"/lessons/[0-9][0-9]_*/; do
       l=$(basename -- "$d"); mkdir -p "$out/class/class-$s/$l"; cp "$d/main.cu" "$out/class/class-$s/$l/"
     done
