@@ -227,6 +227,8 @@ def main():
                 "  - Results:"]
         nav += [f"    - {gpu.upper()}: results/{gpu}/README.md" for gpu in sorted(os.listdir(os.path.join(ROOT, "results")))
                 if os.path.isfile(os.path.join(docs, "results", gpu, "README.md"))]
+        if os.path.isfile(os.path.join(docs, "grading", "README.md")):
+            nav += ["  - For instructors: grading/README.md"]
         nav += ["  - About this site: site/README.md"]
         if args.site_url:
             nav.append(f"site_url: {json.dumps(args.site_url)}")
