@@ -1162,8 +1162,8 @@ class Grader:
              % (nrun, self.o.share, median_of("compile_s"), median_of("run_s"), median_of("judge_s")))
         if not self.o.no_sandbox:
             t += "; an empty sandbox starts in %.2f s" % self.sandbox_s
-        t += (". Resident memory per cell (median, MiB): compile %s, run %s, judge %s"
-              % (median_of("compile_mib"), median_of("run_mib"), median_of("judge_mib")))
+        t += (". Resident memory per cell (median, MiB; read every 0.2 s): compile %s, run %s, judge %s"
+              % tuple(m if m == "-" else "%.0f" % float(m) for m in (median_of("compile_mib"), median_of("run_mib"), median_of("judge_mib"))))
         self.info(t + ".")
 
 
