@@ -602,8 +602,6 @@ class Grader:
         else:
             self.info("Graded in a sandbox (%s); limits: %d s, %d processes, files %d MiB, scratch %d MiB, output %d KiB."
                       % (self.sandbox_version, o.timeout, o.procs, o.file_mib, o.scratch_mib, o.output_kib))
-        self.info("Memory: each step of a cell (compile, run, judge, sanitizer) stopped above %d MiB resident; transcripts up to %d MiB judged; "
-                  "student folders up to %d entries, main.cu up to %d KiB." % (o.mem_mib, o.transcript_mib, o.max_files, o.max_source_kib))
         if self.fresh:
             self.info("Inputs drawn with --seed %d%s." % (o.seed, ", with hidden shapes" if o.hidden else ""))
             if o.host_only:
@@ -618,6 +616,10 @@ class Grader:
         signal.signal(signal.SIGINT, self.on_signal)
         signal.signal(signal.SIGTERM, self.on_signal)
         self.build_course(todo)
+        self.info("Memory: each step of a cell (compile, run, judge, sanitizer) stopped above %d MiB resident (all its processes, read every 0.2 s); "
+                  "RLIMIT_DATA of %d MiB on every compile%s. Transcripts up to %d MiB judged; student folders up to %d entries, main.cu up to %d KiB."
+                  % (o.mem_mib, o.mem_mib, ", run and judge" if self.data_limit_runs else
+                     " (not on runs: the course's own check failed under it here)", o.transcript_mib, o.max_files, o.max_source_kib))
         self.setup_sandbox()
         self.grade_cells(todo)
         if o.slice:
@@ -684,10 +686,16 @@ class Grader:
         if not ok:
             self.tail(log)
             self.die(1, "could not build the course's common/ (see %s); nothing graded" % log)
-        if not o.host_only:
-            env = dict(os.environ, COURSE_REQUIRE_GPU="1")
-            p = subprocess.run([os.path.join(common, "common_check"), "--gpu"], capture_output=True, env=env,
-                               stdin=subprocess.DEVNULL)
+        # RLIMIT_DATA (a hard stop beside the watchdog on resident memory) for runs and judges only
+        # where the course's own check passes under it: the CUDA runtime of some drivers reserves
+        # large private mappings at start (RLIMIT_AS always breaks it). Compiles always get it.
+        env = dict(os.environ, COURSE_REQUIRE_GPU="0" if o.host_only else "1")
+        check = [os.path.join(common, "common_check"), "--host" if o.host_only else "--gpu"]
+        p = subprocess.run(["prlimit", "--data=%d" % (o.mem_mib << 20), "--"] + check, capture_output=True, env=env,
+                           stdin=subprocess.DEVNULL)
+        self.data_limit_runs = p.returncode == 0
+        if not o.host_only and not self.data_limit_runs:
+            p = subprocess.run(check, capture_output=True, env=env, stdin=subprocess.DEVNULL)
             if p.returncode != 0:
                 text = (p.stdout + p.stderr).decode("utf-8", "replace")
                 m = re.search(r"COURSE_REQUIRE_GPU is set but (?:no usable CUDA GPU: )?(.*)", text)
@@ -769,18 +777,25 @@ class Grader:
     def cell_uid(self, cell):
         return sandbox.cell_uid(self.slot.base, cell.number) if self.as_root and not self.o.no_sandbox else None
 
-    def boxed(self, cell, name, limit, role, cmd, gpu, pass_fds=()):
-        """Runs CMD in the cell's sandbox: DIR/NAME.log (cut at --output-kib), DIR/NAME.cut."""
+    def boxed(self, cell, name, limit, role, cmd, gpu, fd3=None):
+        """Runs CMD in the cell's sandbox: DIR/NAME.log (cut at --output-kib), DIR/NAME.cut. FD3: a
+        descriptor the command gets as its fd 3 (the transcript), and no other."""
         o = self.o
         uid = self.cell_uid(cell)
         if uid is not None:
             run.kill_uid(uid)  # never two runs of one user
+        data = o.mem_mib if role == "compile" or (name == "run" and self.data_limit_runs) else 0
         prefix = sandbox.command(self.sbcfg, role, os.path.join(cell.dir, "box"), uid=uid, gpu_uuid=gpu[1] if gpu else "",
                                  gpu_minor=gpu[2] if gpu else "", nproc_base=self.nproc_base(),
-                                 status_fd=None if o.no_sandbox else "{status_fd}")
-        step = run.run_step(prefix + cmd, os.path.join(cell.dir, name + ".log"), limit, o.output_kib * 1024,
-                            mem_bytes=o.mem_mib << 20, uid=uid, count_procs=not o.no_sandbox, pass_fds=pass_fds,
+                                 status_fd=None if o.no_sandbox else "{status_fd}", data_mib=data)
+        full = prefix + cmd
+        if fd3 is not None:  # bash (dash takes one-digit descriptors only) moves it to 3, then becomes the command
+            full = ["bash", "-c", 'exec 3>&%d %d>&-; exec "$@"' % (fd3, fd3), "sh"] + full
+        step = run.run_step(full, os.path.join(cell.dir, name + ".log"), limit, o.output_kib * 1024,
+                            mem_bytes=o.mem_mib << 20, uid=uid, count_procs=not o.no_sandbox,
+                            pass_fds=() if fd3 is None else (fd3,),
                             status=not o.no_sandbox, nice=10 if role == "compile" else 0)
+        step.dir = cell.dir
         with open(os.path.join(cell.dir, name + ".cut"), "w") as f:
             f.write("%d\n" % step.cut)
         if uid is not None:
@@ -851,7 +866,7 @@ class Grader:
         o = self.o
         out = []
         if not step.started:
-            with open(os.path.join(self.cur_dir(step), name + ".log"), "rb") as f:
+            with open(os.path.join(step.dir, name + ".log"), "rb") as f:
                 first = f.readline(300).decode("utf-8", "replace").strip()
             out.append("the sandbox refused to start the %s: %s" % (name, visible(first)))
         elif step.timed_out:
@@ -862,14 +877,13 @@ class Grader:
             out.append("%s killed: a file reached the %d MiB limit" % (name, o.file_mib))
         elif step.rc > 128:
             out.append("%s crashed (%s)" % (name, signal_name(step.rc - 128)))
+        if step.rc != 0 and self.log_says(os.path.join(step.dir, name + ".log"), rb"std::bad_alloc|Cannot allocate memory"):
+            out.append("the %s reported running out of host memory (the limit is %d MiB)" % (name, o.mem_mib))
         if step.cut > 0:
             out.append("%s output over %d KiB, cut (%d bytes more)" % (name, o.output_kib, step.cut))
         if not o.no_sandbox and step.max_procs >= o.procs - 4:
             out.append("%s hit the process limit (%d processes)" % (name, o.procs))
         return out
-
-    def cur_dir(self, step):
-        return step.dir
 
     def grade_cell(self, cell, gpu, share):
         """Runs and judges CELL (compiled before), writes its result.txt. Returns a reason when its
@@ -898,11 +912,10 @@ class Grader:
         tfd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
             step = self.boxed(cell, "run", o.timeout, "run",
-                              [check] + mode + ["--record", "/dev/fd/%d" % tfd, "--seed", str(o.seed)] + self.hidden_arg,
-                              gpu, pass_fds=(tfd,))
+                              [check] + mode + ["--record", "/dev/fd/3", "--seed", str(o.seed)] + self.hidden_arg,
+                              gpu, fd3=tfd)
         finally:
             os.close(tfd)
-        step.dir = cell.dir
         run_step = step
         t1 = time.monotonic()
         findings += self.run_finding("run", step, o.timeout)
@@ -926,6 +939,8 @@ class Grader:
                 env["CUDA_VISIBLE_DEVICES"] = uuid
             cmd = judge.command(os.path.join(self.common, cell.lesson + "_check"), o.host_only, transcript, o.seed,
                                 o.hidden, verdict_path)
+            if self.data_limit_runs:
+                cmd = ["prlimit", "--data=%d" % (o.mem_mib << 20), "--"] + cmd
             jstep = run.run_step(cmd, os.path.join(cell.dir, "judge.log"), o.timeout + 60, 4 << 20,
                                  mem_bytes=o.mem_mib << 20, env=env, cwd=cell.dir)
             judge_peak = jstep.peak_rss
@@ -946,7 +961,7 @@ class Grader:
             pass
         if g is not None:
             findings += judge.findings(g, run_step.rc, findings)
-            if g.passed != g.total and self.log_says_out_of_memory(os.path.join(cell.dir, "run.log")):
+            if g.passed != g.total and self.log_says(os.path.join(cell.dir, "run.log"), rb"cudaErrorMemoryAllocation|out of memory"):
                 findings.append("the run reported that the GPU was out of memory")
         # 3. the sanitizers, sandboxed, over the runner's GPU checks; not after a run stopped at a limit
         san_peak = 0
@@ -991,13 +1006,14 @@ class Grader:
         return stop
 
     @staticmethod
-    def log_says_out_of_memory(path):
+    def log_says(path, pattern):
+        """Whether a log (text the submission can write: used only to describe, never to grade) matches."""
         try:
             with open(path, "rb") as f:
                 data = f.read(4 << 20)
         except OSError:
             return False
-        return re.search(rb"cudaErrorMemoryAllocation|out of memory", data) is not None
+        return re.search(pattern, data) is not None
 
     @staticmethod
     def sanitizer_finding(tool, s, log, limit):

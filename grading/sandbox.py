@@ -30,7 +30,6 @@ class Config:
     file_mib: int = 1024
     scratch_mib: int = 256
     procs: int = 64
-    data_mib: int = 0             # RLIMIT_DATA (0: none); see run.py for the memory limit
     ro_dirs: list = field(default_factory=list)    # system folders, read-only (a link is made a link)
     links: dict = field(default_factory=dict)      # ro_dirs entries that are links: path -> target
     dev_nodes: list = field(default_factory=list)  # /dev/nvidia*
@@ -50,16 +49,17 @@ def cell_uid(uid_base, cell_number):
     return uid_base + cell_number
 
 
-def command(cfg, role, box, uid=None, gpu_uuid="", gpu_minor="", nproc_base=0, status_fd=None):
+def command(cfg, role, box, uid=None, gpu_uuid="", gpu_minor="", nproc_base=0, status_fd=None, data_mib=0):
     """The prefix that runs a command in a cell's sandbox. ROLE compile: BOX writable; run: read-only.
     UID: the cell's user (as root); NPROC_BASE: not root, the processes this user already has (the
-    limit is that plus --procs). STATUS_FD: bwrap's --json-status-fd."""
+    limit is that plus --procs). STATUS_FD: bwrap's --json-status-fd. DATA_MIB: RLIMIT_DATA of every
+    process in it (0: none), a hard stop beside the grader's watchdog on resident memory."""
     if cfg.no_sandbox:  # with --gpus, the cell's GPU is still the only one it is shown
         return ["env", "CUDA_VISIBLE_DEVICES=" + gpu_uuid] if gpu_uuid else []
     mib = 1024 * 1024
     sb = ["prlimit", "--core=0", "--fsize=%d" % (cfg.file_mib * mib)]
-    if cfg.data_mib:
-        sb.append("--data=%d" % (cfg.data_mib * mib))
+    if data_mib:
+        sb.append("--data=%d" % (data_mib * mib))
     if cfg.as_root:
         sb += ["--nproc=%d" % cfg.procs, "--", "setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups"]
     else:

@@ -84,7 +84,7 @@ class CommandLine(unittest.TestCase):
                          ["env", "CUDA_VISIBLE_DEVICES=GPU-a"])
 
     def test_data_limit(self):
-        self.assertIn("--data=%d" % (512 << 20), sandbox.command(cfg(data_mib=512), "run", "/b", uid=100001))
+        self.assertIn("--data=%d" % (512 << 20), sandbox.command(cfg(), "run", "/b", uid=100001, data_mib=512))
         self.assertFalse(any(a.startswith("--data") for a in sandbox.command(cfg(), "run", "/b", uid=100001)))
 
 
