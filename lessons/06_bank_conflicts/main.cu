@@ -23,7 +23,9 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -56,60 +58,63 @@ constexpr std::int64_t kInactive = -1;  // an address for a lane that does not t
 
 struct BankReport {
     int width = 4;                        // bytes per lane: 4, 8 or 16
-    int units = 1;                        // groups of lanes served one after the other: 1 or 2 (half-warps)
+    bool paired = false;                  // lanes pair up on one address (n with n ^ 1, or n with n ^ 2)
+    int parts = 1;                        // groups of lanes served one after the other: 1, 2 or 4
     std::array<int, kWarpSize> bank{};    // first bank each lane touches, -1 if inactive
     std::array<int, kWarpSize> pass{};    // in which wavefront the lane is served (one schedule)
-    int wavefronts = 0;                   // total, over all units
-    int ideal = 0;                        // sum over units of ceil(distinct words / 32)
+    int wavefronts = 0;                   // total, over all parts
+    int ideal = 0;                        // parts with an active lane: the words of a part fit one wavefront
     int conflicts() const { return wavefronts - ideal; }           // what ncu reports as bank conflicts
     int degree() const { return ideal ? wavefronts / ideal : 0; }  // slowdown vs conflict-free
 };
 
+/// True if every active lane n asks for the same address as lane n ^ mask (or that lane is inactive).
+bool lanes_pair_up(const std::vector<std::int64_t>& byte_addr, int mask) {
+    for (int lane = 0; lane < static_cast<int>(byte_addr.size()); ++lane) {
+        const int partner = lane ^ mask;
+        if (byte_addr[lane] == kInactive || partner >= static_cast<int>(byte_addr.size())) continue;
+        if (byte_addr[partner] != kInactive && byte_addr[partner] != byte_addr[lane]) return false;
+    }
+    return true;
+}
+
 /// The model. byte_addr[lane] is the shared-memory byte address of lane `lane` (kInactive to skip).
-BankReport bank_model(const std::vector<std::int64_t>& byte_addr, int width) {
+BankReport bank_model(const std::vector<std::int64_t>& byte_addr, int width, bool store = false) {
     if (width != 4 && width != 8 && width != 16) throw std::invalid_argument("bank_model: width must be 4, 8 or 16");
     if (byte_addr.size() > kWarpSize) throw std::invalid_argument("bank_model: at most 32 lanes");
     BankReport r;
     r.width = width;
-    r.units = width == 4 ? 1 : 2;
-    if (width == 8) {  // the exception: each half-warp broadcasts one address
-        bool each_half_uniform = true;
-        for (int half = 0; half < 2; ++half) {
-            std::set<std::int64_t> addresses;
-            for (int lane = half * 16; lane < half * 16 + 16 && lane < static_cast<int>(byte_addr.size()); ++lane)
-                if (byte_addr[lane] != kInactive) addresses.insert(byte_addr[lane]);
-            each_half_uniform &= addresses.size() <= 1;
-        }
-        if (each_half_uniform) r.units = 1;
-    }
+    // A wavefront moves 128 bytes, one 4-byte register for each of 32 lanes: all lanes of a 4-byte
+    // access, 16 of an 8-byte one, 8 of a 16-byte one. Loads of paired lanes share registers
+    // (2 x the lanes per part); stores never do (measured, README.md).
+    r.paired = !store && width > 4 && (lanes_pair_up(byte_addr, 1) || lanes_pair_up(byte_addr, 2));
+    const int lanes_per_part = std::min(kWarpSize, kWarpSize * kBankBytes / width * (r.paired ? 2 : 1));
+    r.parts = kWarpSize / lanes_per_part;
     r.bank.fill(-1);
     r.pass.fill(-1);
-    const int lanes_per_unit = kWarpSize / r.units;
-    for (int unit = 0; unit < r.units; ++unit) {
+    for (int part = 0; part < r.parts; ++part) {
         std::array<std::vector<std::int64_t>, kBanks> words;  // distinct words per bank, first-come order
-        int distinct = 0;
-        for (int lane = unit * lanes_per_unit; lane < (unit + 1) * lanes_per_unit; ++lane) {
+        bool active = false;
+        for (int lane = part * lanes_per_part; lane < (part + 1) * lanes_per_part; ++lane) {
             if (lane >= static_cast<int>(byte_addr.size()) || byte_addr[lane] == kInactive) continue;
             if (byte_addr[lane] < 0 || byte_addr[lane] % width != 0)
                 throw std::invalid_argument("bank_model: lane " + std::to_string(lane) + " address not aligned to width");
+            active = true;
             const std::int64_t first_word = byte_addr[lane] / kBankBytes;
             r.bank[lane] = static_cast<int>(first_word % kBanks);
             int pass = 0;
             for (std::int64_t w = first_word; w < first_word + width / kBankBytes; ++w) {
                 auto& in_bank = words[w % kBanks];
                 auto it = std::find(in_bank.begin(), in_bank.end(), w);
-                if (it == in_bank.end()) {
-                    it = in_bank.insert(in_bank.end(), w);
-                    ++distinct;
-                }
+                if (it == in_bank.end()) it = in_bank.insert(in_bank.end(), w);
                 pass = std::max(pass, static_cast<int>(it - in_bank.begin()));
             }
-            r.pass[lane] = r.wavefronts + pass;  // offset by the wavefronts of earlier units
+            r.pass[lane] = r.wavefronts + pass;  // offset by the wavefronts of earlier parts
         }
         std::size_t worst = 0;
         for (const auto& in_bank : words) worst = std::max(worst, in_bank.size());
         r.wavefronts += static_cast<int>(worst);
-        r.ideal += (distinct + kBanks - 1) / kBanks;
+        r.ideal += active ? 1 : 0;
     }
     return r;
 }
@@ -223,6 +228,19 @@ __global__ void bank_probe(const uint4* __restrict__ table, const int* __restric
     for (int i = threadIdx.x; i < kProbeWords / 4; i += blockDim.x) s[i] = table[i];
     __syncthreads();
     const int e = element[threadIdx.x];  // index in units of T; -1 = this lane stays out
+    if (e >= 0) out[threadIdx.x] = reinterpret_cast<const T*>(s)[e];
+}
+/// The same for a store: one shared store of the pattern (no fill: the store counters see it
+/// alone), then each lane reads its element back, so the load counters see the pattern as well.
+template <class T>
+__global__ void bank_probe_store(const int* __restrict__ element, T* __restrict__ out) {
+    __shared__ uint4 s[kProbeWords / 4];
+    const int e = element[threadIdx.x];
+    T v;
+    unsigned* w = reinterpret_cast<unsigned*>(&v);
+    for (int k = 0; k < static_cast<int>(sizeof(T) / 4); ++k) w[k] = threadIdx.x * 4 + k;  // who wrote it
+    if (e >= 0) reinterpret_cast<T*>(s)[e] = v;
+    __syncthreads();
     if (e >= 0) out[threadIdx.x] = reinterpret_cast<const T*>(s)[e];
 }
 
@@ -499,6 +517,34 @@ std::vector<Probe> probe_table() {
                      const int h = l % 16;
                      return ((l / 16) * 16 + 2 * (h % 8) + 64 * (h / 8)) * 4;
                  })});
+    // Lanes that share a float4 (lesson 05 going further's B fragment: lanes l, l + 8, l + 16, l + 24)
+    // do not pair up: each quarter-warp is served alone, 4 wavefronts. Its A fragment (l / 8) does pair.
+    p.push_back({"w16_lanes_mod8", 16, lanes([](int l) { return (l % 8) * 16; })});
+    p.push_back({"w16_lanes_mod4", 16, lanes([](int l) { return (l % 4) * 16; })});
+    p.push_back({"w16_lanes_div8", 16, lanes([](int l) { return (l / 8) * 16; })});
+    // Groups of 8 or 4 neighbouring lanes on one 8-byte address: they pair up, one wavefront.
+    p.push_back({"w8_lanes_div8", 8, lanes([](int l) { return (l / 8) * 8; })});
+    p.push_back({"w8_lanes_div4", 8, lanes([](int l) { return (l / 4) * 8; })});
+    // Lanes n and n ^ 1 (or n ^ 2) on one address: pair p = 0..15 reads element p, or, with
+    // conflicts, elements that put 2 distinct words in each bank they use.
+    auto pair_xor1 = [](int l) { return l / 2; };
+    auto pair_xor2 = [](int l) { return (l / 4) * 2 + l % 2; };
+    auto two_way = [](int p, int width) {  // p = 0..15: 2-way in banks 0-7 (p < 8) and 16-23 (p >= 8), 8 bytes
+        const int q = p % 8;               // for 16 bytes: 2-way in banks 0-15 and 16-31
+        return (p / 8) * 64 + (q % 4) * width + (q / 4) * 32 * width;
+    };
+    p.push_back({"w8_pairs_xor1", 8, lanes([&](int l) { return pair_xor1(l) * 8; })});
+    p.push_back({"w8_pairs_xor2", 8, lanes([&](int l) { return pair_xor2(l) * 8; })});
+    p.push_back({"w16_pairs_xor1", 16, lanes([&](int l) { return pair_xor1(l) * 16; })});
+    p.push_back({"w16_pairs_xor2", 16, lanes([&](int l) { return pair_xor2(l) * 16; })});
+    p.push_back({"w8_pairs_xor1_conflict", 8, lanes([&](int l) { return two_way(pair_xor1(l), 8); })});
+    p.push_back({"w8_pairs_xor2_conflict", 8, lanes([&](int l) { return two_way(pair_xor2(l), 8); })});
+    p.push_back({"w16_pairs_xor1_conflict", 16, lanes([&](int l) { return two_way(pair_xor1(l), 16); })});
+    p.push_back({"w16_pairs_xor2_conflict", 16, lanes([&](int l) { return two_way(pair_xor2(l), 16); })});
+    // No pairs, 2-way inside each quarter-warp (lanes 0-3 and 4-7 of a quarter in the same banks).
+    p.push_back({"w16_quarters_conflict", 16, lanes([](int l) { return (l % 4) * 16 + ((l / 4) % 2) * 128 + (l / 8) * 64; })});
+    // Odd lanes inactive: does a lane whose partner is inactive count as paired?
+    p.push_back({"w8_even_lanes_only", 8, lanes([](int l) { return l % 2 ? kInactive : (l / 2) * 8; })});
     // Mixed: lanes 4b..4b+3 all in bank b; lanes 4b and 4b+2 share a word, as do 4b+1 and 4b+3.
     p.push_back({"w4_mixed_pairs", 4, lanes([](int l) { return ((l % 2) * 32 + l / 4) * 4; })});
     p.push_back({"tile32x32_column", 4, scalar_tile_access<UnpaddedTile<32>>().drain});
@@ -517,25 +563,66 @@ std::vector<Probe> probe_table() {
 }
 // SITE MODEL END
 
-/// Runs one probe: exactly one launch of bank_probe<T> with one warp. Returns the 4-byte words each
-/// lane loaded (width / 4 per lane), for the check.
-std::vector<unsigned> run_probe(const Probe& p, const std::vector<unsigned>& table) {
+/// Runs one probe: exactly one launch of bank_probe<T> (or bank_probe_store<T>) with one warp.
+/// Returns true if every lane got what it should: the words it loaded from `table`, or after a
+/// store, the words some lane that stored to the same address wrote.
+bool run_probe(const Probe& p, const std::vector<unsigned>& table, bool store = false) {
     std::vector<int> element(kWarpSize, -1);
     for (int lane = 0; lane < static_cast<int>(p.addr.size()); ++lane)
         if (p.addr[lane] != kInactive) {
-            if (p.addr[lane] % p.width || p.addr[lane] + p.width > kProbeWords * 4)
-                throw std::invalid_argument("probe " + p.name + ": address misaligned or outside the probe array");
+            if (p.addr[lane] < 0 || p.addr[lane] % p.width || p.addr[lane] + p.width > kProbeWords * 4)
+                throw course::UsageError("probe " + p.name + ": address misaligned or outside the probe array");
             element[lane] = static_cast<int>(p.addr[lane] / p.width);
         }
     course::DeviceBuffer<unsigned> d_table(table), d_out(kWarpSize * p.width / 4);
     course::DeviceBuffer<int> d_element(element);
     d_out.poison();
     const auto* t = reinterpret_cast<const uint4*>(d_table.data());
-    if (p.width == 4) bank_probe<unsigned><<<1, kWarpSize>>>(t, d_element.data(), d_out.data());
-    if (p.width == 8) bank_probe<uint2><<<1, kWarpSize>>>(t, d_element.data(), reinterpret_cast<uint2*>(d_out.data()));
-    if (p.width == 16) bank_probe<uint4><<<1, kWarpSize>>>(t, d_element.data(), reinterpret_cast<uint4*>(d_out.data()));
+    unsigned* o = d_out.data();
+    const int* e = d_element.data();
+    if (p.width == 4) store ? bank_probe_store<unsigned><<<1, kWarpSize>>>(e, o) : bank_probe<unsigned><<<1, kWarpSize>>>(t, e, o);
+    if (p.width == 8)
+        store ? bank_probe_store<uint2><<<1, kWarpSize>>>(e, reinterpret_cast<uint2*>(o))
+              : bank_probe<uint2><<<1, kWarpSize>>>(t, e, reinterpret_cast<uint2*>(o));
+    if (p.width == 16)
+        store ? bank_probe_store<uint4><<<1, kWarpSize>>>(e, reinterpret_cast<uint4*>(o))
+              : bank_probe<uint4><<<1, kWarpSize>>>(t, e, reinterpret_cast<uint4*>(o));
     CUDA_CHECK_LAUNCH();
-    return d_out.to_host();
+    const std::vector<unsigned> got = d_out.to_host();
+    const int n = p.width / 4;
+    bool ok = true;
+    for (int lane = 0; lane < kWarpSize; ++lane)
+        for (int k = 0; k < n && element[lane] >= 0; ++k) {
+            const unsigned v = got[lane * n + k];
+            if (!store) ok &= v == table[p.addr[lane] / 4 + k];
+            else ok &= v / 4 < kWarpSize && v % 4 == static_cast<unsigned>(k) && element[v / 4] == element[lane];
+        }
+    return ok;
+}
+
+/// Patterns from a file, one per line: NAME WIDTH and 32 byte addresses (-1: the lane stays out).
+std::vector<Probe> read_probe_file(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw course::UsageError("cannot read --probe-file " + path);
+    std::vector<Probe> probes;
+    std::string line;
+    for (int number = 1; std::getline(f, line); ++number) {
+        std::istringstream in(line);
+        Probe p;
+        if (!(in >> p.name)) continue;  // blank line
+        std::int64_t a = 0;
+        in >> p.width;
+        while (in >> a) p.addr.push_back(a);
+        const std::string where = path + ":" + std::to_string(number) + ": ";
+        if (p.width != 4 && p.width != 8 && p.width != 16) throw course::UsageError(where + "width must be 4, 8 or 16");
+        if (p.addr.size() != kWarpSize || !in.eof()) throw course::UsageError(where + "need 32 integer addresses");
+        for (std::int64_t x : p.addr)
+            if (x != kInactive && (x < 0 || x % p.width || x + p.width > kProbeWords * 4))
+                throw course::UsageError(where + "address " + std::to_string(x) + " misaligned or outside the probe array");
+        probes.push_back(p);
+    }
+    if (probes.empty()) throw course::UsageError("--probe-file " + path + " holds no pattern");
+    return probes;
 }
 
 // ================================================================ 6. the lesson
@@ -594,8 +681,8 @@ void print_transpose_analysis(int sms, double clock_hz) {
 int lesson(int argc, char** argv) {
     long long rows = 8192, cols = 8192;
     int steps = 1024, probe_stride = -1, probe_width = 4;
-    std::string probe;
-    bool list_probes = false;
+    std::string probe, probe_file;
+    bool list_probes = false, probe_store = false;
     course::TimingOptions timing;
     course::Cli cli("06_bank_conflicts", "Bank model and maps, a stride microbenchmark, and the transpose "
                                          "unpadded / padded / swizzled beside cudaMemcpy.");
@@ -606,6 +693,8 @@ int lesson(int argc, char** argv) {
         .option("--probe-stride", &probe_stride, "run only bank_probe with s[lane * stride] (-1: off), for ncu", -1,
                 kBenchMaxStride)
         .option("--probe-width", &probe_width, "bytes per lane for --probe-stride: 4, 8 or 16", 4, 16)
+        .option("--probe-file", &probe_file, "patterns from this file instead of the table (NAME WIDTH and 32 byte addresses a line)")
+        .flag("--probe-store", &probe_store, "probes store the pattern (then load it back) instead of loading it")
         .flag("--list-probes", &list_probes, "print every probe pattern with the model's prediction, and exit");
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
@@ -614,37 +703,43 @@ int lesson(int argc, char** argv) {
     cli.refuse_together("--probe", "--probe-stride");
     cli.refuse_together("--probe", "--list-probes");
     cli.refuse_without("--probe-width", "--probe-stride");
-    if (!probe.empty() || probe_stride >= 0 || list_probes)  // one probe launch, or none: nothing is timed
-        cli.note_ignored(list_probes ? "--list-probes" : !probe.empty() ? "--probe" : "--probe-stride",
+    cli.refuse_together("--probe-file", "--probe-stride");
+    if (probe_store && probe.empty() && probe_file.empty() && probe_stride < 0 && !list_probes)
+        throw course::UsageError("--probe-store needs --probe, --probe-stride, --probe-file or --list-probes");
+    if (!probe.empty() || probe_stride >= 0 || list_probes || !probe_file.empty())  // one probe launch, or none: nothing is timed
+        cli.note_ignored(list_probes ? "--list-probes" : !probe.empty() ? "--probe" : probe_stride >= 0 ? "--probe-stride" : "--probe-file",
                          {"--rows", "--cols", "--steps", "--warmup", "--repeats", "--csv"});
 
     // ---- probes: one launch, one warp, one load; the prediction is printed for ncu_probes.sh
-    std::vector<Probe> probes = probe_table();
+    std::vector<Probe> probes = probe_file.empty() ? probe_table() : read_probe_file(probe_file);
     if (probe_stride >= 0) {
         probes.push_back(stride_probe(probe_stride, probe_width));
         probe = probes.back().name;
     }
     if (list_probes) {
         for (const Probe& p : probes) {
-            const BankReport r = bank_model(p.addr, p.width);
+            const BankReport r = bank_model(p.addr, p.width, probe_store);
             std::printf("%s %d %d %d\n", p.name.c_str(), p.width, r.wavefronts, r.conflicts());
         }
         return course::kExitOk;
     }
     const std::vector<int> random = course::random_ints(kProbeWords, 6, 0, INT32_MAX);
     const std::vector<unsigned> table(random.begin(), random.end());  // shared-memory contents
-    if (!probe.empty()) {
-        const Probe selected = probe_named(probes, probe);
-        const BankReport r = bank_model(selected.addr, selected.width);
+    if (!probe.empty() || !probe_file.empty()) {  // --probe all (or a file): every pattern, in order
         course::require_gpu();
-        const std::vector<unsigned> got = run_probe(selected, table);
-        bool ok = true;
-        for (int lane = 0; lane < kWarpSize; ++lane)
-            for (int w = 0; w < selected.width / 4 && selected.addr[lane] != kInactive; ++w)
-                ok &= got[lane * selected.width / 4 + w] == table[selected.addr[lane] / 4 + w];
-        std::printf("probe %s: width %d, model: %d load wavefronts, %d beyond the ideal %d; loaded values %s\n",
-                    selected.name.c_str(), selected.width, r.wavefronts, r.conflicts(), r.ideal, ok ? "ok" : "WRONG");
-        return ok ? course::kExitOk : course::kExitFailed;
+        int wrong = 0, run = 0;
+        for (const Probe& p : probes) {
+            if (probe != "all" && !probe.empty() && p.name != probe) continue;
+            const BankReport r = bank_model(p.addr, p.width, probe_store);
+            const bool ok = run_probe(p, table, probe_store);
+            wrong += !ok, ++run;
+            if (probe != "all" && probe_file.empty())
+                std::printf("probe %s: width %d, model: %d wavefronts, %d beyond the ideal %d; values %s\n", p.name.c_str(),
+                            p.width, r.wavefronts, r.conflicts(), r.ideal, ok ? "ok" : "WRONG");
+        }
+        if (run == 0) throw course::UsageError("unknown probe '" + probe + "' (see --list-probes)");
+        if (run > 1) std::printf("%d probes (%s) run, %d with wrong values\n", run, probe_store ? "stores" : "loads", wrong);
+        return wrong ? course::kExitFailed : course::kExitOk;
     }
 
     print_model_section();
