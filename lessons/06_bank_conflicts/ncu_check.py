@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The bank model against Nsight Compute, on many patterns in one profiling session.
 
-    ncu_check.py table BIN         the lesson's named probes (--list-probes): a Markdown table
-    ncu_check.py generated BIN     a few hundred seeded lane -> address patterns per width
+    ncu_check.py table BUILD        the lesson's probe table: a Markdown table for README.md
+    ncu_check.py generated BUILD    a few hundred seeded lane -> address patterns per width
 
-BIN is the lesson's program (build/06_bank_conflicts) or its build folder. Each pattern is one
-launch of bank_probe (one warp, one shared load), all launches under one ncu process, so the
+BUILD is the build folder (or the path of its 06_bank_conflicts_probes, lesson 06's probe tool,
+probes.cu). Each pattern is one launch of bank_probe (one warp, one shared load), all launches
+under one ncu process, so the
 counters of launch i belong to pattern i; then the same for bank_probe_store (one shared store
 of the pattern). `generated` prints one line per access and width (patterns, agreeing,
 disagreeing, the first few disagreements); both modes exit 1 on any disagreement. Options of
@@ -39,7 +40,7 @@ def run(cmd):
 def model(binary, args):
     """name -> (width, wavefronts, conflicts), in the order the program runs them."""
     out = {}
-    for line in run([binary, *args, "--list-probes"]).splitlines():
+    for line in run([binary, *args, "--list"]).splitlines():
         name, width, wf, bc = line.split()
         out[name] = (int(width), int(wf), int(bc))
     return out
@@ -143,8 +144,8 @@ def write_patterns(path, patterns_by_width):
 
 def compare(binary, probe_args, store):
     """Model and ncu side by side: [(name, width, model wf, model bc, ncu wf, ncu bc)]."""
-    store_flag = ["--probe-store"] if store else []
-    predicted = model(binary, [x for x in probe_args if x not in ("--probe", "all")] + store_flag)
+    store_flag = ["--store"] if store else []
+    predicted = model(binary, probe_args + store_flag)
     counts = profile(binary, probe_args + store_flag)
     if len(counts) != len(predicted):
         sys.exit(f"ncu_check.py: {len(predicted)} patterns but ncu profiled {len(counts)} launches")
@@ -155,18 +156,18 @@ def compare(binary, probe_args, store):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("mode", choices=["table", "generated"])
-    ap.add_argument("binary")
+    ap.add_argument("binary", metavar="BUILD")
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--seed", type=int, default=6)
     ap.add_argument("--save")
     a = ap.parse_args(argv)
-    binary = os.path.join(a.binary, "06_bank_conflicts") if os.path.isdir(a.binary) else a.binary
+    binary = os.path.join(a.binary, "06_bank_conflicts_probes") if os.path.isdir(a.binary) else a.binary
     if not os.access(binary, os.X_OK):
-        sys.exit(f"ncu_check.py: no executable at {binary} (cmake --build build --target 06_bank_conflicts)")
+        sys.exit(f"ncu_check.py: no executable at {binary} (cmake --build BUILD --target 06_bank_conflicts_probes)")
 
     if a.mode == "table":
-        loads = compare(binary, ["--probe", "all"], False)
-        stores = compare(binary, ["--probe", "all"], True)
+        loads = compare(binary, [], False)
+        stores = compare(binary, [], True)
         print("| probe | width | ld wavefronts: model | ncu | ld conflicts: model | ncu "
               "| st wavefronts: model | ncu | st conflicts: model | ncu | agree |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -183,8 +184,8 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "patterns.txt")
         write_patterns(path, {w: generate(w, a.count, a.seed) for w in (4, 8, 16)})
-        results = {"load": compare(binary, ["--probe-file", path], False),
-                   "store": compare(binary, ["--probe-file", path], True)}
+        results = {"load": compare(binary, ["--file", path], False),
+                   "store": compare(binary, ["--file", path], True)}
         with open(path) as f:
             addresses = {line.split()[0]: line.split()[2:] for line in f}
     failed = False
