@@ -44,10 +44,14 @@ constexpr const char* kLessonName = "05_tiled_matmul_going_further";
 /// (4 * kLaneRows rows, 4 * kLaneCols columns), so that every shared load of a warp reads a few
 /// neighbouring float4s. MinBlocksPerSm goes to __launch_bounds__: it caps the registers.
 /// GroupRows: the order in which the blocks walk C, see block_tile() (1 here: row by row).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm, int GroupRows>
+/// PairLanes: how the lanes fill their grid, see lane_row(): false, row by row (lane % kLaneCols
+/// is the column); true, lanes n and n ^ 1 share a column, so that they read the same float4 of B.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm, int GroupRows,
+          bool PairLanes = false>
 struct TileShape {
     static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
     static constexpr int kMinBlocks = MinBlocksPerSm, kGroupRows = GroupRows;
+    static constexpr bool kPairLanes = PairLanes;
     static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = 32 * kWarps;
     static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;
     static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4s of A each thread loads per slab
@@ -56,21 +60,36 @@ struct TileShape {
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles must nest");
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "operands move as float4s");
     static_assert(kLaneRows * kLaneCols == 32, "a warp's 32 lanes must cover its WM x WN area exactly");
+    static_assert(!PairLanes || kLaneRows % 2 == 0, "paired lanes take two rows of the lane grid");
     static_assert(kALoads >= 1 && kALoads * 4 * kThreads == BM * BK, "the A slab splits evenly into float4s");
     static_assert(kBLoads >= 1 && kBLoads * 4 * kThreads == BK * BN, "the B slab splits evenly into float4s");
 };
+
+/// A lane's place in its warp's kLaneRows x kLaneCols grid. Row by row, lanes 0..7 take the 8
+/// columns of a row (16x8 tiles: kLaneCols = 8): lanes l, l + 8, l + 16 and l + 24 then load the
+/// same float4 of B, and no two lanes of one quarter-warp do. Paired, lane n ^ 1 takes the next
+/// row of lane n's column: each pair of neighbours loads one float4 of B, and lanes n and n ^ 2
+/// one float4 of A. The profiler counts the shared-memory wavefronts that saves (README, step 5).
+template <class S>
+__host__ __device__ constexpr int lane_row(int lane) {
+    return S::kPairLanes ? lane % 2 + 2 * (lane / (2 * S::kLaneCols)) : lane / S::kLaneCols;
+}
+template <class S>
+__host__ __device__ constexpr int lane_col(int lane) {
+    return S::kPairLanes ? lane / 2 % S::kLaneCols : lane % S::kLaneCols;
+}
 
 /// Where a thread's outputs live inside the BM x BN block: row of its output m (0 <= m < TM) and
 /// column of its output n (0 <= n < TN). The kernels and the host checks use the same functions.
 template <class S>
 __host__ __device__ constexpr int warp_tile_row(int tid, int m) {
     const int warp = tid / 32, lane = tid % 32;
-    return (warp / (S::kBN / S::kWN)) * S::kWM + (m / 4) * (4 * S::kLaneRows) + (lane / S::kLaneCols) * 4 + m % 4;
+    return (warp / (S::kBN / S::kWN)) * S::kWM + (m / 4) * (4 * S::kLaneRows) + lane_row<S>(lane) * 4 + m % 4;
 }
 template <class S>
 __host__ __device__ constexpr int warp_tile_col(int tid, int n) {
     const int warp = tid / 32, lane = tid % 32;
-    return (warp % (S::kBN / S::kWN)) * S::kWN + (n / 4) * (4 * S::kLaneCols) + (lane % S::kLaneCols) * 4 + n % 4;
+    return (warp % (S::kBN / S::kWN)) * S::kWN + (n / 4) * (4 * S::kLaneCols) + lane_col<S>(lane) * 4 + n % 4;
 }
 
 /// Which block of C thread block b computes, for a 1-D grid over tiles_m x tiles_n blocks: the
@@ -226,13 +245,29 @@ __device__ __forceinline__ void copy_float_async(float* shared, const float* mat
     __pipeline_memcpy_async(shared, matrix + (inside ? offset : 0), sizeof(float), inside ? 0 : sizeof(float));
 }
 
+/// Which float of a slab of A thread tid copies (its copy l is kThreads / BK rows further down):
+/// row `row` of the block, column `k` of the slab. Each warp takes 8 consecutive k (lane % 8) of
+/// 4 rows (lane / 8); with 16-deep slabs, the even warps take k 0..7 and the odd ones k 8..15.
+struct SlabPlace {
+    int row, k;
+};
+template <class S>
+__host__ __device__ constexpr SlabPlace a_copy_place(int tid) {
+    constexpr int kKGroups = S::kBK / 8;  // groups of 8 consecutive k in a slab
+    const int warp = tid / 32, lane = tid % 32;
+    return {warp / kKGroups * 4 + lane / 8, warp % kKGroups * 8 + lane % 8};
+}
+
 /// The pipelined kernel: the warp-tiled kernel with its register staging replaced by
 /// asynchronous copies into kStages shared buffers, and with its operand registers doubled:
 ///   * slab t + kStages - 1 is being copied while slab t is multiplied; no thread ever waits on
 ///     a global load in a register (the warp-tiled kernel's compiler moved those loads late in
 ///     the loop, where they did wait);
-///   * A still lands transposed: each float is copied to its transposed place. Lanes take
-///     consecutive k of 4 rows, so a warp reads whole 32-byte sectors and writes 32 banks;
+///   * A still lands transposed: each float is copied to its transposed place. A warp copies
+///     8 consecutive k of 4 rows (with 16-deep slabs, the warps split the slab's k in two halves),
+///     so it reads whole 32-byte sectors and, the rows of As being 132 floats (4 banks) apart,
+///     writes 32 different banks. (A warp that took 16 consecutive k of 2 rows would put k and
+///     k + 8 on the same bank: 2 wavefronts per copy instead of 1, which the profiler counted);
 ///   * while the FMAs of step k run, the operands of step k + 1 are loaded; the last step of a
 ///     slab passes the barrier first and then loads the first operands of the next slab, so the
 ///     warps reach the barrier with FMAs still to issue (cuBLAS's kernel does the same);
@@ -248,7 +283,7 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int 
     constexpr int kAStage = BK * (BM + S::kAPad), kBStage = BK * BN;  // floats per buffer
     constexpr int kACopies = BM * BK / T, kARowStep = T / BK;          // one float per copy
     constexpr int kBCopies = S::kBLoads, kBRowStep = T / (BN / 4);     // one float4 per copy
-    static_assert(kStages >= 2 && T % BK == 0 && T % (BN / 4) == 0 && BK % 2 == 0, "copy layout");
+    static_assert(kStages >= 2 && BK % 8 == 0 && (T / 32) % (BK / 8) == 0 && T % (BN / 4) == 0, "copy layout");
     extern __shared__ float4 shared_memory[];  // kStages buffers of A, then kStages of B
     float* const As = reinterpret_cast<float*>(shared_memory);
     float* const Bs = As + kStages * kAStage;
@@ -257,9 +292,10 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int 
     const bool b_vec = N % 4 == 0 && aligned16(B);
     const int steps = (K + BK - 1) / BK;
 
-    // Copy l of A: A[row0 + am + l * kARowStep][k0 + ak] -> As[ak][am + l * kARowStep];
+    // Copy l of A: A[row0 + am + l * kARowStep][k0 + ak] -> As[ak][am + l * kARowStep] (a_copy_place);
     // copy l of B: B[k0 + bk + l * kBRowStep][col0 + bn..+3] -> Bs[bk + l * kBRowStep][bn..+3].
-    const int am = tid / BK, ak = tid % BK, bk = tid / (BN / 4), bn = tid % (BN / 4) * 4;
+    const int am = a_copy_place<S>(tid).row, ak = a_copy_place<S>(tid).k;
+    const int bk = tid / (BN / 4), bn = tid % (BN / 4) * 4;
     const float* a_src = A + static_cast<long long>(row0 + am) * lda + ak;  // moves BK columns per slab
     const float* b_src = B + static_cast<long long>(bk) * N + col0 + bn;  // moves BK rows per slab
     int k0 = 0, write_stage = 0;
@@ -388,6 +424,7 @@ void launch_pipelined(const float* A, const float* B, float* C, int M, int N, in
 using WarpTile8x8 = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 1>;        // 256 threads, 2 blocks per SM
 using WarpTile16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 1>;      // 256 threads, 1 block per SM
 using WarpTile16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1>;  // the same, 16-deep slabs
+using WarpTile16x8K16Pairs = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1, true>;  // the same, lanes paired on B
 
 // ---------------------------------------------------------------- a block shape and a split of K per problem
 // The 128 x 256 pipelined kernel reaches ~96% of cuBLAS at 4096^3 and a third of it at 1024^3,
@@ -523,9 +560,9 @@ int split_k_blocks_per_sm() {
 // The block shapes the rule chooses from: the same 64 x 64 warp tile, 16-deep slabs, 8, 4 and
 // 2 warps. About 230 registers per thread (nvcc -Xptxas -v, sm_90) let an SM hold 8 such warps:
 // 1, 2 or 4 blocks.
-using Block8Warps = WarpTile16x8K16;                              // 128 x 256, the ladder's last rung
-using Block4Warps = TileShape<128, 128, 16, 64, 64, 16, 8, 2, 1>;  // 128 x 128
-using Block2Warps = TileShape<64, 128, 16, 64, 64, 16, 8, 4, 1>;   // 64 x 128: for a C of 64 rows
+using Block8Warps = WarpTile16x8K16Pairs;                               // 128 x 256, the ladder's last rung
+using Block4Warps = TileShape<128, 128, 16, 64, 64, 16, 8, 2, 1, true>;  // 128 x 128
+using Block2Warps = TileShape<64, 128, 16, 64, 64, 16, 8, 4, 1, true>;   // 64 x 128: for a C of 64 rows
 
 struct BlockShape {
     const char* name;
@@ -683,6 +720,8 @@ const Rung kRungs[] = {
     {"warp_tiled 128x256x8 16x8", launch_warp_tiled<WarpTile16x8>},
     {"pipelined 128x256x8 16x8", launch_pipelined<WarpTile16x8, 3>, pipelined_shared_bytes<WarpTile16x8, 3>()},
     {"pipelined 128x256x16 16x8", launch_pipelined<WarpTile16x8K16, 3>, pipelined_shared_bytes<WarpTile16x8K16, 3>()},
+    {"pipelined 128x256x16 16x8 paired", launch_pipelined<WarpTile16x8K16Pairs, 3>,
+     pipelined_shared_bytes<WarpTile16x8K16Pairs, 3>()},
     {kSizeAwareName, launch_size_aware},  // its block shapes that fit: chosen per GPU
 };
 /// Whether this GPU gives a block the shared memory the rung needs (on a T4 the 16-deep
