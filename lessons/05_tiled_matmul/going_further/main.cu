@@ -65,11 +65,12 @@ struct TileShape {
     static_assert(kBLoads >= 1 && kBLoads * 4 * kThreads == BK * BN, "the B slab splits evenly into float4s");
 };
 
-/// A lane's place in its warp's kLaneRows x kLaneCols grid. Row by row, lanes 0..7 take the 8
-/// columns of a row (16x8 tiles: kLaneCols = 8): lanes l, l + 8, l + 16 and l + 24 then load the
-/// same float4 of B, and no two lanes of one quarter-warp do. Paired, lane n ^ 1 takes the next
-/// row of lane n's column: each pair of neighbours loads one float4 of B, and lanes n and n ^ 2
-/// one float4 of A. The profiler counts the shared-memory wavefronts that saves (README, step 5).
+/// A lane's place in its warp's kLaneRows x kLaneCols grid. Row by row (every rung), lanes 0..7
+/// take the 8 columns of a row (16x8 tiles: kLaneCols = 8): lanes l, l + 8, l + 16 and l + 24
+/// load the same float4 of B, and no two lanes of one quarter-warp do. Paired, lane n ^ 1 takes
+/// the next row of lane n's column: neighbours n and n ^ 1 load one float4 of B, and lanes n and
+/// n ^ 2 one of A. On an H100 that cut the shared-load wavefronts by a quarter and the time not
+/// at all (README, "What is left"), so no rung pairs its lanes; WarpTile16x8K16Pairs is there to try.
 template <class S>
 __host__ __device__ constexpr int lane_row(int lane) {
     return S::kPairLanes ? lane % 2 + 2 * (lane / (2 * S::kLaneCols)) : lane / S::kLaneCols;
@@ -246,16 +247,13 @@ __device__ __forceinline__ void copy_float_async(float* shared, const float* mat
 }
 
 /// Which float of a slab of A thread tid copies (its copy l is kThreads / BK rows further down):
-/// row `row` of the block, column `k` of the slab. Each warp takes 8 consecutive k (lane % 8) of
-/// 4 rows (lane / 8); with 16-deep slabs, the even warps take k 0..7 and the odd ones k 8..15.
+/// row `row` of the block, column `k` of the slab: consecutive threads take consecutive k.
 struct SlabPlace {
     int row, k;
 };
 template <class S>
 __host__ __device__ constexpr SlabPlace a_copy_place(int tid) {
-    constexpr int kKGroups = S::kBK / 8;  // groups of 8 consecutive k in a slab
-    const int warp = tid / 32, lane = tid % 32;
-    return {warp / kKGroups * 4 + lane / 8, warp % kKGroups * 8 + lane % 8};
+    return {tid / S::kBK, tid % S::kBK};
 }
 
 /// The pipelined kernel: the warp-tiled kernel with its register staging replaced by
@@ -263,11 +261,11 @@ __host__ __device__ constexpr SlabPlace a_copy_place(int tid) {
 ///   * slab t + kStages - 1 is being copied while slab t is multiplied; no thread ever waits on
 ///     a global load in a register (the warp-tiled kernel's compiler moved those loads late in
 ///     the loop, where they did wait);
-///   * A still lands transposed: each float is copied to its transposed place. A warp copies
-///     8 consecutive k of 4 rows (with 16-deep slabs, the warps split the slab's k in two halves),
-///     so it reads whole 32-byte sectors and, the rows of As being 132 floats (4 banks) apart,
-///     writes 32 different banks. (A warp that took 16 consecutive k of 2 rows would put k and
-///     k + 8 on the same bank: 2 wavefronts per copy instead of 1, which the profiler counted);
+///   * A still lands transposed: each float is copied to its transposed place (a_copy_place): a
+///     warp copies BK consecutive k of 32 / BK rows, whole 32-byte sectors of A. With BK = 8 its
+///     32 writes hit 32 different banks; with BK = 16, k and k + 8 share a bank (the rows of As
+///     are 132 floats, 4 banks, apart): 2-way by the 4-byte bank model. A layout without that
+///     (8 k of 4 rows per warp) measured slower on an H100, see the README;
 ///   * while the FMAs of step k run, the operands of step k + 1 are loaded; the last step of a
 ///     slab passes the barrier first and then loads the first operands of the next slab, so the
 ///     warps reach the barrier with FMAs still to issue (cuBLAS's kernel does the same);
@@ -283,7 +281,7 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int 
     constexpr int kAStage = BK * (BM + S::kAPad), kBStage = BK * BN;  // floats per buffer
     constexpr int kACopies = BM * BK / T, kARowStep = T / BK;          // one float per copy
     constexpr int kBCopies = S::kBLoads, kBRowStep = T / (BN / 4);     // one float4 per copy
-    static_assert(kStages >= 2 && BK % 8 == 0 && (T / 32) % (BK / 8) == 0 && T % (BN / 4) == 0, "copy layout");
+    static_assert(kStages >= 2 && T % BK == 0 && T % (BN / 4) == 0 && BK % 2 == 0, "copy layout");
     extern __shared__ float4 shared_memory[];  // kStages buffers of A, then kStages of B
     float* const As = reinterpret_cast<float*>(shared_memory);
     float* const Bs = As + kStages * kAStage;
@@ -424,7 +422,7 @@ void launch_pipelined(const float* A, const float* B, float* C, int M, int N, in
 using WarpTile8x8 = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 1>;        // 256 threads, 2 blocks per SM
 using WarpTile16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 1>;      // 256 threads, 1 block per SM
 using WarpTile16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1>;  // the same, 16-deep slabs
-using WarpTile16x8K16Pairs = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1, true>;  // the same, lanes paired on B
+using WarpTile16x8K16Pairs = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1, true>;  // lanes paired on B: README
 
 // ---------------------------------------------------------------- a block shape and a split of K per problem
 // The 128 x 256 pipelined kernel reaches ~96% of cuBLAS at 4096^3 and a third of it at 1024^3,
@@ -560,9 +558,9 @@ int split_k_blocks_per_sm() {
 // The block shapes the rule chooses from: the same 64 x 64 warp tile, 16-deep slabs, 8, 4 and
 // 2 warps. About 230 registers per thread (nvcc -Xptxas -v, sm_90) let an SM hold 8 such warps:
 // 1, 2 or 4 blocks.
-using Block8Warps = WarpTile16x8K16Pairs;                               // 128 x 256, the ladder's last rung
-using Block4Warps = TileShape<128, 128, 16, 64, 64, 16, 8, 2, 1, true>;  // 128 x 128
-using Block2Warps = TileShape<64, 128, 16, 64, 64, 16, 8, 4, 1, true>;   // 64 x 128: for a C of 64 rows
+using Block8Warps = WarpTile16x8K16;                              // 128 x 256, the ladder's last rung
+using Block4Warps = TileShape<128, 128, 16, 64, 64, 16, 8, 2, 1>;  // 128 x 128
+using Block2Warps = TileShape<64, 128, 16, 64, 64, 16, 8, 4, 1>;   // 64 x 128: for a C of 64 rows
 
 struct BlockShape {
     const char* name;
@@ -720,8 +718,6 @@ const Rung kRungs[] = {
     {"warp_tiled 128x256x8 16x8", launch_warp_tiled<WarpTile16x8>},
     {"pipelined 128x256x8 16x8", launch_pipelined<WarpTile16x8, 3>, pipelined_shared_bytes<WarpTile16x8, 3>()},
     {"pipelined 128x256x16 16x8", launch_pipelined<WarpTile16x8K16, 3>, pipelined_shared_bytes<WarpTile16x8K16, 3>()},
-    {"pipelined 128x256x16 16x8 paired", launch_pipelined<WarpTile16x8K16Pairs, 3>,
-     pipelined_shared_bytes<WarpTile16x8K16Pairs, 3>()},
     {kSizeAwareName, launch_size_aware},  // its block shapes that fit: chosen per GPU
 };
 /// Whether this GPU gives a block the shared memory the rung needs (on a T4 the 16-deep
