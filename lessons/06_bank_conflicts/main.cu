@@ -363,7 +363,7 @@ double shared_cap_gbs(int fill_wavefronts, int drain_wavefronts, int sms, double
 /// By value: callers often pass a temporary probe_table(), which a reference would outlive.
 Probe probe_named(const std::vector<Probe>& probes, const std::string& name) {
     const auto it = std::find_if(probes.begin(), probes.end(), [&](const Probe& p) { return p.name == name; });
-    if (it == probes.end()) throw course::UsageError("unknown probe '" + name + "' (see --list-probes)");
+    if (it == probes.end()) throw course::UsageError("unknown probe '" + name + "' (see 06_bank_conflicts_probes --list)");
     return *it;
 }
 /// Host only: the maps and the model's verdict on every pattern the lesson uses.
