@@ -29,8 +29,8 @@ What a marker may say (a Python expression of these functions, numbers, strings,
       (section None: the whole file), as printed: raw("h200/lessons.txt", "02_shared_transpose",
       "DRAM, random inside 2 MiB pieces", 4) -> "336.0"
   grep(file, regex, group=1, nth=1)             a group of the nth match of a regular expression in results/FILE
-  ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` in an Nsight
-      Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
+  ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` (the start of
+      its name: "reduce_tree_shared<1>", "cub::DeviceReduceKernel") in an Nsight Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
   lines(file, section, start, end=None)         block: the lines from the first line containing `start`
       (in that section) to the first line after it containing `end`, or to the next blank line;
       blocks add up with +, ["..."] is a line of its own
@@ -103,8 +103,8 @@ class Sources:
     """Reads results/ lazily and answers the marker functions."""
 
     def __init__(self, root):
-        self.root = root
-        self.results = os.path.join(root, "results")
+        self.root = os.path.abspath(root)
+        self.results = os.path.join(self.root, "results")
         self.cache = {}
 
     def _read(self, rel):
@@ -203,7 +203,8 @@ class Sources:
 
     def ncu(self, file, section, kernel, metric, nth=1):
         lines = self._section(file, section).split("\n")
-        launches = [i for i, line in enumerate(lines) if re.match(r"^  (?:void )?" + re.escape(kernel) + r"[(<]", line)]
+        launches = [i for i, line in enumerate(lines) if ", Context " in line
+                    and re.match(r"^  (?:void )?" + re.escape(kernel) + r"(?![\w:])", line)]
         where = f"results/{file}" + (f", section {section}" if section else "")
         if len(launches) < nth:
             raise QuoteError(f"{where}: {len(launches)} profiled launches of {kernel}, not {nth}")
