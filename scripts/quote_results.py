@@ -5,6 +5,8 @@
     scripts/quote_results.py --check    change nothing; print a diff and exit 1 where a README
                                         disagrees with what it would write
     scripts/quote_results.py --list     print each marker, its file and what it resolves to
+    scripts/quote_results.py --untraced list the figures (a number with a decimal point and a unit, or
+                                        a percentage) that no marker traces yet; changes nothing
 
 A figure sits between two HTML comments (invisible on GitHub and on the course site); the first
 says where it comes from:
@@ -410,6 +412,28 @@ def render_file(path, text, sources, errors, listing=None):
     return "\n".join(out)
 
 
+FIGURE = re.compile(r"(?<![\w.`/^-])\d[\d,]*\.\d+ ?(?:%|(?:GB/s|TB/s|TFLOP/s|ms|µs|us|ns|cycles|x|s|MB|GB|KB|MHz|GHz|points)\b)")
+
+
+def untraced(path, text):
+    """The figures of one file outside markers, code and console blocks, as 'file:line: figure'."""
+    out, fence, block = [], False, False
+    for n, line in enumerate(text.split("\n"), 1):
+        if BEGIN.match(line):
+            block = True
+        elif line.strip() == END:
+            block = False
+            continue
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence or block:
+            continue
+        bare = re.sub(r"`[^`]*`", "", INLINE.sub("", line))
+        out += [f"{path}:{n}: {m.group(0)}" for m in FIGURE.finditer(bare)]
+    return out
+
+
 def markdown_files(root):
     for d, dirs, files in os.walk(root):
         dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("build"))
@@ -422,6 +446,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="change nothing; diff and exit 1 on any difference")
     ap.add_argument("--list", action="store_true", help="print every marker and what it resolves to")
+    ap.add_argument("--untraced", action="store_true", help="list the figures no marker traces yet")
     ap.add_argument("--root", default=ROOT, help="the course's repository (default: the one holding this script)")
     ap.add_argument("files", nargs="*", help="Markdown files (default: every .md file of the repository)")
     args = ap.parse_args(argv)
@@ -430,6 +455,15 @@ def main(argv=None):
         print(f"quote_results.py: {root} has no results/ folder", file=sys.stderr)
         return 2
     sources = Sources(root)
+    if args.untraced:
+        found = []
+        readmes = [p for p in markdown_files(root) if os.path.basename(p) == "README.md"
+                   or os.path.relpath(p, root).startswith("docs" + os.sep)]
+        for path in ([os.path.abspath(p) for p in args.files] or readmes):
+            with open(path, encoding="utf-8") as fh:
+                found += untraced(os.path.relpath(path, root), fh.read())
+        print("\n".join(found + [f"quote_results.py: {len(found)} figure(s) without a marker"]))
+        return 0
     errors, listing, changed, markers = [], ([] if args.list else None), [], 0
     for path in ([os.path.abspath(p) for p in args.files] or markdown_files(root)):
         with open(path, encoding="utf-8") as fh:
