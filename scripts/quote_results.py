@@ -5,6 +5,8 @@
     scripts/quote_results.py --check    change nothing; print a diff and exit 1 where a README
                                         disagrees with what it would write
     scripts/quote_results.py --list     print each marker, its file and what it resolves to
+    scripts/quote_results.py --untraced list the figures (a number with a decimal point and a unit, or
+                                        a percentage) that no marker traces yet; changes nothing
 
 A figure sits between two HTML comments (invisible on GitHub and on the course site); the first
 says where it comes from:
@@ -29,15 +31,21 @@ What a marker may say (a Python expression of these functions, numbers, strings,
       (section None: the whole file), as printed: raw("h200/lessons.txt", "02_shared_transpose",
       "DRAM, random inside 2 MiB pieces", 4) -> "336.0"
   grep(file, regex, group=1, nth=1)             a group of the nth match of a regular expression in results/FILE
-  ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` in an Nsight
-      Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
+  ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` (the start of
+      its name: "reduce_tree_shared<1>", "cub::DeviceReduceKernel") in an Nsight Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
   lines(file, section, start, end=None)         block: the lines from the first line containing `start`
       (in that section) to the first line after it containing `end`, or to the next blank line;
       blocks add up with +, ["..."] is a line of its own
+  rows(file, section, [label, ...], after=None)  block: for each label, the first line that starts with it
+      (after the first line containing `after`)
   fence(lines)                                  those lines in a code fence; text(...) is fence(lines(...))
+  A block's lines are indented like its q-begin marker (for a block inside a list item).
   summary(run, run, ...)                        block: a Markdown table, per lesson of the first run, of
       its ceiling and its slowest and fastest step, with the same rows of the other runs
   f(value, spec)                                a number formatted with a format spec: f(pct(...) - pct(...), ".1f")
+  smallest(a, b, ...), largest(a, b, ...)       the smallest or largest of several figures, as printed
+  shown(figure)                                 the figure as printed (87.8 for 87.8393%), so that a difference
+      of two shown figures is the difference a reader computes: f(shown(pct(...)) - shown(pct(...)), ".1f")
 A number from pct/rate/ms/raw/grep/ncu keeps its printed text; arithmetic on them gives a plain
 number, which must be formatted with f(). Anything that cannot be traced (no such file, row,
 section, label or metric; a row named twice) is an error: the figure is left as it was and the
@@ -55,7 +63,7 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 INLINE = re.compile(r"<!-- q: (.+?) -->(.*?)<!-- /q -->")
-BEGIN = re.compile(r"^<!-- q-begin: (.+) -->\s*$")
+BEGIN = re.compile(r"^(\s*)<!-- q-begin: (.+) -->\s*$")
 END = "<!-- q-end -->"
 NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".wt", ".deps"}
@@ -100,8 +108,8 @@ class Sources:
     """Reads results/ lazily and answers the marker functions."""
 
     def __init__(self, root):
-        self.root = root
-        self.results = os.path.join(root, "results")
+        self.root = os.path.abspath(root)
+        self.results = os.path.join(self.root, "results")
         self.cache = {}
 
     def _read(self, rel):
@@ -200,7 +208,8 @@ class Sources:
 
     def ncu(self, file, section, kernel, metric, nth=1):
         lines = self._section(file, section).split("\n")
-        launches = [i for i, line in enumerate(lines) if re.match(r"^  " + re.escape(kernel) + r"[(<]", line)]
+        launches = [i for i, line in enumerate(lines) if ", Context " in line
+                    and re.match(r"^  (?:void )?" + re.escape(kernel) + r"(?![\w:])", line)]
         where = f"results/{file}" + (f", section {section}" if section else "")
         if len(launches) < nth:
             raise QuoteError(f"{where}: {len(launches)} profiled launches of {kernel}, not {nth}")
@@ -274,6 +283,25 @@ class Sources:
                 raise QuoteError(f"{where}: no line contains '{end}' after '{start}'")
         return out
 
+    def rows(self, file, section, labels, after=None):
+        """Block: for each label, the first line (after the first line containing `after`, if
+        given) that starts with it once indented."""
+        lines = self._section(file, section).split("\n")
+        where = f"results/{file}" + (f", section {section}" if section else "")
+        if after is not None:
+            first = next((i for i, line in enumerate(lines) if after in line), None)
+            if first is None:
+                raise QuoteError(f"{where}: no line contains '{after}'")
+            lines = lines[first:]
+        out = []
+        for label in labels:
+            hit = next((line for line in lines if line.strip().startswith(label)
+                        and (len(line.strip()) == len(label) or not line.strip()[len(label)].isalnum())), None)
+            if hit is None:
+                raise QuoteError(f"{where}: no line starts with '{label}'" + (f" after '{after}'" if after else ""))
+            out.append(hit.rstrip())
+        return out
+
     def text(self, file, section, start, end=None):
         return fence(self.lines(file, section, start, end))
 
@@ -284,6 +312,21 @@ def fence(lines):
     return ["```"] + lines + ["```"]
 
 
+def shown(value):
+    """The number as the README shows it (87.8 for 87.8393%): differences of shown figures add up."""
+    if not isinstance(value, Num):
+        raise QuoteError("shown() takes a figure")
+    return to_float(value.text.rstrip("%"))
+
+
+def smallest(*figures):
+    return min(figures, key=lambda x: x.value if isinstance(x, Num) else x)
+
+
+def largest(*figures):
+    return max(figures, key=lambda x: x.value if isinstance(x, Num) else x)
+
+
 def f(value, spec):
     v = value.value if isinstance(value, Num) else value
     return Num(v, format(v, spec))
@@ -292,8 +335,9 @@ def f(value, spec):
 def evaluate(expr, sources):
     """Evaluates a marker's expression: calls of the functions above, constants, + - * /."""
     funcs = {"pct": sources.pct, "rate": sources.rate, "ms": sources.ms, "raw": sources.raw,
-             "grep": sources.grep, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "fence": fence,
-             "summary": sources.summary, "f": f}
+             "grep": sources.grep, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
+             "summary": sources.summary, "f": f, "shown": shown,
+             "smallest": smallest, "largest": largest}
     ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
 
@@ -354,13 +398,15 @@ def render_file(path, text, sources, errors, listing=None):
                 out.append(line)
                 i += 1
                 continue
+            indent, expr = m.group(1), m.group(2)
             try:
-                block = evaluate(m.group(1), sources)
-                if not isinstance(block, list):
-                    raise QuoteError(f"'{m.group(1)}' is not a block (use text(...))")
+                block = evaluate(expr, sources)
+                if not isinstance(block, list) or not all(isinstance(b, str) for b in block):
+                    raise QuoteError(f"'{expr}' is not a block (use text(...))")
                 if listing is not None:
-                    listing.append(f"{rel}:{i + 1}: {m.group(1)} -> {len(block)} lines")
-                out += [line] + block + [lines[end]]
+                    listing.append(f"{rel}:{i + 1}: {expr} -> {len(block)} lines")
+                # A block inside a list item is indented like its begin marker.
+                out += [line] + [(indent + b).rstrip() for b in block] + [lines[end]]
             except QuoteError as e:
                 errors.append(f"{rel}:{i + 1}: {e}")
                 out += lines[i:end + 1]
@@ -385,6 +431,28 @@ def render_file(path, text, sources, errors, listing=None):
     return "\n".join(out)
 
 
+FIGURE = re.compile(r"(?<![\w.`/^-])\d[\d,]*\.\d+ ?(?:%|(?:GB/s|TB/s|TFLOP/s|ms|µs|us|ns|cycles|x|s|MB|GB|KB|MHz|GHz|points)\b)")
+
+
+def untraced(path, text):
+    """The figures of one file outside markers, code and console blocks, as 'file:line: figure'."""
+    out, fence, block = [], False, False
+    for n, line in enumerate(text.split("\n"), 1):
+        if BEGIN.match(line):
+            block = True
+        elif line.strip() == END:
+            block = False
+            continue
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence or block:
+            continue
+        bare = re.sub(r"`[^`]*`", "", INLINE.sub("", line))
+        out += [f"{path}:{n}: {m.group(0)}" for m in FIGURE.finditer(bare)]
+    return out
+
+
 def markdown_files(root):
     for d, dirs, files in os.walk(root):
         dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("build"))
@@ -397,6 +465,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="change nothing; diff and exit 1 on any difference")
     ap.add_argument("--list", action="store_true", help="print every marker and what it resolves to")
+    ap.add_argument("--untraced", action="store_true", help="list the figures no marker traces yet")
     ap.add_argument("--root", default=ROOT, help="the course's repository (default: the one holding this script)")
     ap.add_argument("files", nargs="*", help="Markdown files (default: every .md file of the repository)")
     args = ap.parse_args(argv)
@@ -405,6 +474,15 @@ def main(argv=None):
         print(f"quote_results.py: {root} has no results/ folder", file=sys.stderr)
         return 2
     sources = Sources(root)
+    if args.untraced:
+        found = []
+        readmes = [p for p in markdown_files(root) if os.path.basename(p) == "README.md"
+                   or os.path.relpath(p, root).startswith("docs" + os.sep)]
+        for path in ([os.path.abspath(p) for p in args.files] or readmes):
+            with open(path, encoding="utf-8") as fh:
+                found += untraced(os.path.relpath(path, root), fh.read())
+        print("\n".join(found + [f"quote_results.py: {len(found)} figure(s) without a marker"]))
+        return 0
     errors, listing, changed, markers = [], ([] if args.list else None), [], 0
     for path in ([os.path.abspath(p) for p in args.files] or markdown_files(root)):
         with open(path, encoding="utf-8") as fh:

@@ -210,6 +210,18 @@ class QuoteResultsTest(unittest.TestCase):
                 self.assertIn(message, err)
                 self.assertIn("-->1.0%<!-- /q -->", text)
 
+    def test_untraced_lists_figures_outside_markers(self):
+        self.repo.write("README.md", "traced " + marker('pct("gpua", "01", "fast")', "97.9%")
+                        + ", not traced 41.5% and 1668.8 GB/s, `3.5 ms` is code\n```\n12.5 ms\n```\n")
+        rc, out, err = self.repo.run("--untraced")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("README.md:1: 41.5%", out)
+        self.assertIn("README.md:1: 1668.8 GB/s", out)
+        self.assertNotIn("97.9", out)
+        self.assertNotIn("3.5 ms", out)
+        self.assertNotIn("12.5", out)
+        self.assertIn("2 figure(s) without a marker", out)
+
     def test_unbalanced_markers_are_errors(self):
         rc, text, err = self.fill("<!-- q-begin: summary(\"gpua\") -->\nno end\n")
         self.assertEqual(rc, 1)
