@@ -186,13 +186,7 @@ const Transpose kTransposes[] = {
 
 // ---------------------------------------------------------------- CPU side
 
-/// The reference: out[c][r] = in[r][c].
-std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
-    std::vector<float> out(in.size());
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
-    return out;
-}
+using course::transpose_cpu;  // the CPU reference, out[c][r] = in[r][c] (common/verify.hpp)
 
 // SITE MODEL BEGIN: down to SITE MODEL END, also compiled to WebAssembly for the site's sector explorer (site/)
 /// The sector model. Global memory moves in 32-byte sectors: a warp's load or store costs one

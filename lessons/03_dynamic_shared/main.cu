@@ -240,12 +240,7 @@ void launch_reverse_records_in_blocks(const double* a, const float* b, const cha
 
 // ---------------------------------------------------------------- CPU side
 
-std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
-    std::vector<float> out(in.size());
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
-    return out;
-}
+using course::transpose_cpu;  // the CPU reference, out[c][r] = in[r][c] (common/verify.hpp)
 
 /// Reverses each consecutive chunk of `chunk` elements (the last one may be shorter).
 template <class T>
