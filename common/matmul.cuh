@@ -117,15 +117,29 @@ inline Reference matmul_cpu(const std::vector<float>& A, const std::vector<float
     return r;
 }
 
-/// How far an fp32 result may lie from the exact one. A dot product of length K summed in fp32
-/// in any order (FMA or not, blocked or split) is within gamma_K * sum_k |a_k b_k| of the truth,
-/// gamma_K ~ K * 2^-24 (Higham, "Accuracy and Stability of Numerical Algorithms", 3.1); +2
-/// covers rounding the result to float. `input_rel_error` adds what rounding the inputs costs
-/// (0 for fp32; about 2^-9 per product when cuBLAS rounds them to TF32). A bound, not a guess:
-/// a correct kernel can never fail it, and a missing or wrong term of size > bound always does.
+/// Higham's gamma_n = n u / (1 - n u): how much n roundings of relative size u at most add up to
+/// (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., Lemma 3.1); valid for n u < 1.
+constexpr double higham_gamma(double n, double u) { return n * u / (1.0 - n * u); }
+
+/// How far an fp32 result may lie from the double reference, per element. A dot product of length K
+/// summed in fp32 in any order (FMA or not, blocked, or split into slices added up afterwards) is
+/// within gamma_K * sum_k |a_k b_k| of the exact one, u = 2^-24 (Higham, section 3.1, eq. 3.5: each
+/// product goes through at most K roundings on its way into the sum). The double reference errs by
+/// at most gamma_K(2^-53) times the same sum; the second term, twice that, covers it and the check's
+/// own double arithmetic. `input_rel_error` adds what rounding the inputs costs (0 for fp32; 2^-9
+/// per product is safe when cuBLAS rounds them to TF32): the products then sum to at most
+/// (1 + input_rel_error) times as much. Rigorous for K u < 1/2, K < 2^23; the course's largest K
+/// is 65536 (--k's limit; the sweep runs 8192).
+/// What it guarantees, with `max_abs_sum` the largest sum_k |a_ik b_kj| over the checked elements:
+///   * a correct kernel never fails it;
+///   * a kernel that drops a term p (or gets one wrong by p) errs by at least |p| - bound, since its
+///     own rounding may hide up to one bound of the mistake: it fails for certain only when
+///     |p| > 2 x bound. Between one and two bounds it may pass. Rounding errors partly cancel, so
+///     in practice much smaller mistakes fail too, but nothing guarantees that.
 inline course::Tolerance matmul_tolerance(int K, double max_abs_sum, double input_rel_error = 0.0) {
-    const double u = std::ldexp(1.0, -24);
-    return {0.0, (input_rel_error + (K + 2) * u) * max_abs_sum};
+    const double u = std::ldexp(1.0, -24), u_double = std::ldexp(1.0, -53);
+    const double rel = input_rel_error + higham_gamma(K, u) * (1.0 + input_rel_error) + 2.0 * higham_gamma(K, u_double);
+    return {0.0, rel * max_abs_sum};
 }
 
 /// Output positions to check when the full CPU product is too slow: the four corners, points

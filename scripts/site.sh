@@ -5,7 +5,7 @@
 #   scripts/site.sh --test          build it, then run its tests (ctest -L site): the WebAssembly
 #                                   models against the native ones, and every page in headless Chromium
 #   scripts/site.sh --screenshots   --test, then copy the explorers' screenshots it took into
-#                                   site/screenshots/ (the top README shows them)
+#                                   site/screenshots/ (site/README.md shows them)
 #
 # Needs CMake, a C++ compiler, em++ and MkDocs with the Material theme; the tests also need node,
 # Chromium, chromedriver and Selenium. Debian/Ubuntu:

@@ -227,6 +227,12 @@ def main():
                 "  - Results:"]
         nav += [f"    - {gpu.upper()}: results/{gpu}/README.md" for gpu in sorted(os.listdir(os.path.join(ROOT, "results")))
                 if os.path.isfile(os.path.join(docs, "results", gpu, "README.md"))]
+        if os.path.isfile(os.path.join(docs, "results", "README.md")):
+            nav.insert(nav.index("  - Results:") + 1, "    - Every GPU: results/README.md")
+        for page, title in (("docs/running.md", "Running the course"), ("grading/README.md", "For instructors"),
+                            ("docs/maintainers.md", "For maintainers")):
+            if os.path.isfile(os.path.join(docs, page)):
+                nav.append(f"  - {title}: {page}")
         nav += ["  - About this site: site/README.md"]
         if args.site_url:
             nav.append(f"site_url: {json.dumps(args.site_url)}")

@@ -87,6 +87,58 @@ TEST_CASE("matmul_tolerance: float sums in any order pass; one missing product f
     CHECK(matmul_tolerance(K, 1.0, std::ldexp(1.0, -9)).abs_tol > matmul_tolerance(K, 1.0).abs_tol);
 }
 
+TEST_CASE("matmul_tolerance is at least Higham's gamma_K at every K the course runs") {
+    // (K + 2) * 2^-24, the course's earlier bound, falls below gamma_K = K u / (1 - K u) from
+    // K = 5793 on; the sweep runs K = 6144 and 8192, and --k allows up to 65536.
+    const double u = std::ldexp(1.0, -24);
+    for (int K : {1, 2, 65, 511, 4096, 5792, 5793, 6144, 8192, 65536}) {
+        CAPTURE(K);
+        CHECK(matmul_tolerance(K, 1.0).abs_tol >= K * u / (1.0 - K * u));
+    }
+    CHECK((8192 + 2) * u < 8192 * u / (1.0 - 8192 * u));  // why the old bound had to go
+}
+
+TEST_CASE("matmul_tolerance: a kernel missing one term fails for certain once the term exceeds twice the bound") {
+    // C computed in float with the product k = 0 left out, as a wrong kernel would. Its own rounding
+    // can hide up to one bound of the missing term, so only a term above two bounds is certain to fail.
+    const int M = 5, N = 4, K = 4096;
+    auto A = course::random_floats(static_cast<std::size_t>(M) * K, 11);
+    auto B = course::random_floats(static_cast<std::size_t>(K) * N, 12);
+    for (int j = 0; j < N; ++j) B[j] = 1.0f;  // the term a_i0 * b_0j is a_i0
+    // sum_k |a_ik b_kj| without k = 0, and the bound per unit of it.
+    double rest = 0;
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            double s = 0;
+            for (int k = 1; k < K; ++k) s += std::fabs(static_cast<double>(A[static_cast<std::size_t>(i) * K + k]) * B[static_cast<std::size_t>(k) * N + j]);
+            rest = std::max(rest, s);
+        }
+    const double g = matmul_tolerance(K, 1.0).abs_tol;
+    // The term t must exceed 2 g (rest + t): t > 2 g rest / (1 - 2 g); take it 1% above that.
+    const float t = static_cast<float>(1.01 * 2.0 * g * rest / (1.0 - 2.0 * g));
+    for (int i = 0; i < M; ++i) A[static_cast<std::size_t>(i) * K] = t;
+    const Reference ref = matmul_cpu(A, B, M, N, K);
+    const course::Tolerance tol = matmul_tolerance(K, ref.max_abs_sum);
+    REQUIRE(t > 2.0 * tol.abs_tol);
+    std::vector<double> wrong(static_cast<std::size_t>(M) * N);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            float s = 0.0f;
+            for (int k = 1; k < K; ++k) s = std::fma(A[static_cast<std::size_t>(i) * K + k], B[static_cast<std::size_t>(k) * N + j], s);
+            wrong[static_cast<std::size_t>(i) * N + j] = s;
+        }
+    CHECK(course::compare_close(as_float(wrong), ref.c, N, tol).mismatches == static_cast<std::size_t>(M * N));
+    // The right kernel (k = 0 included, the same order) passes on the same data.
+    std::vector<double> right = wrong;
+    for (std::size_t e = 0; e < right.size(); ++e) {
+        const int i = static_cast<int>(e) / N, j = static_cast<int>(e) % N;
+        float s = 0.0f;
+        for (int k = 0; k < K; ++k) s = std::fma(A[static_cast<std::size_t>(i) * K + k], B[static_cast<std::size_t>(k) * N + j], s);
+        right[e] = s;
+    }
+    CHECK(course::compare_close(as_float(right), ref.c, N, tol).ok());
+}
+
 TEST_CASE("traffic model: the naive kernel reads 2*M*N*K floats, a T x T tile divides that by T") {
     const long long n = 4096;
     const double naive = traffic_model_bytes(n, n, n, 1, 1);
@@ -187,6 +239,27 @@ GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, 
             INFO(r.summary());
             CHECK(r.ok());
         }
+    }
+}
+
+GPU_TEST_CASE("a kernel that misses one term fails the check: B's row 0 left out on the GPU, that term above twice the bound") {
+    const int M = 131, N = 260, K = 511;
+    auto A = course::random_floats(static_cast<std::size_t>(M) * K, 21);
+    auto B = course::random_floats(static_cast<std::size_t>(K) * N, 22);
+    for (int i = 0; i < M; ++i) A[static_cast<std::size_t>(i) * K] = 1.0f;  // the term k = 0 is b_0j...
+    for (int j = 0; j < N; ++j) B[j] = 0.5f;                                // ...= 0.5, far above 2 x the bound
+    const Reference ref = matmul_cpu(A, B, M, N, K);
+    const course::Tolerance tol = matmul_tolerance(K, ref.max_abs_sum);
+    REQUIRE(0.5 > 2.0 * tol.abs_tol);
+    std::vector<float> b_without_row0 = B;
+    std::fill(b_without_row0.begin(), b_without_row0.begin() + N, 0.0f);
+    course::DeviceBuffer<float> a(A), b(b_without_row0), c(static_cast<std::size_t>(M) * N);
+    for (const Variant& v : kVariants) {
+        INFO("kernel: ", std::string(v.name));
+        c.poison();
+        v.launch(a.data(), b.data(), c.data(), M, N, K);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CHECK(course::compare_close(c.to_host(), ref.c, N, tol).mismatches == static_cast<std::size_t>(M) * N);
     }
 }
 

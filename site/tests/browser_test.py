@@ -8,7 +8,7 @@
      native build of the models prints (--native);
   3. served over HTTP (as on GitHub Pages), search finds a lesson.
 It saves a screenshot of each explorer in --screenshots (scripts/site.sh --screenshots copies them
-into site/screenshots/ for the README).
+into site/screenshots/ for site/README.md).
 """
 import argparse
 import csv

@@ -778,7 +778,8 @@ int run_one_size(const course::DeviceReport& gpu, const std::vector<const Rung*>
                  const course::TimingOptions& timing) {
     Problem p(M, N, K, 51);
     std::printf("Checking %zu outputs (%s) against a CPU double reference;\n"
-                "error bound %.3g = (K + 2) * 2^-24 * max_ij sum_k |a_ik * b_kj|.\n\n",
+                "error bound %.3g = gamma_K * max_ij sum_k |a_ik * b_kj| (gamma_K = K u / (1 - K u), u = 2^-24; plus the\n"
+                "reference's own error): a correct kernel stays inside it; a missing term fails for certain above twice it.\n\n",
                 p.where.size(), p.full ? "all of them" : "corners, edges and random points: the full CPU product is too slow",
                 p.tolerance().abs_tol);
     const CublasHandle cublas;  // default math: true fp32, no tensor cores
