@@ -11,8 +11,8 @@
 #   --build DIR      build folder                      (default: build-gpu)
 #   --out DIR        where logs and results.csv go     (default: DIR/gpu-check)
 #   --arch LIST      CMAKE_CUDA_ARCHITECTURES          (default: this GPU's, via nvidia-smi)
-#   --only NAME      one lesson, e.g. 02_shared_transpose (repeatable; 05_tiled_matmul brings its
-#                    companion 05_tiled_matmul_going_further, which can also be named alone)
+#   --only NAME      one lesson, e.g. 02_shared_transpose (repeatable; a lesson brings its companion,
+#                    e.g. 05_tiled_matmul_going_further, which can also be named alone)
 #   --no-sanitize    skip compute-sanitizer
 #   --no-lessons     skip running the lessons
 #   --ncu            also run each selected lesson's Nsight Compute script (lessons/NN_*/ncu*.sh)
@@ -82,7 +82,7 @@ for l in "${selected[@]}"; do  # a companion's ncu.sh also profiles its lesson's
   case "$l" in *_going_further) targets+=("${l%_going_further}") ;; esac
 done
 
-# COURSE_FULL=ON: the companions (lesson 05's going_further, lesson 02's OpenCL program) are configured too.
+# COURSE_FULL=ON: the companions (lessons 02's and 05's going_further, lesson 02's OpenCL program) are configured too.
 config=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCOURSE_FULL=ON)
 command -v ninja >/dev/null && config+=(-G Ninja)
 [ -n "$arch" ] && config+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")

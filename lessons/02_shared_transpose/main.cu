@@ -11,6 +11,7 @@
 // Read next: going_further/, lessons/03_dynamic_shared; CUDA C++ Programming Guide, "Shared Memory".
 #include "float4.cuh"
 #include "lesson.cuh"
+#include "transpose_bench.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -267,50 +268,18 @@ int lesson(int argc, char** argv) {
     course::require_gpu();
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
-    bool all_ok = true;
 
-    {  // The reversal: in place, so the input itself is the "poison" an unwritten element would leave.
-        const std::vector<float> host = course::random_floats(kMaxStaticReverse, 7);
-        course::DeviceBuffer<float> d(host);
-        launch_reverse_in_block_static(d.data(), kMaxStaticReverse);
-        const course::VerifyResult r = course::compare_exact(d.to_host(), std::vector<float>(host.rbegin(), host.rend()),
-                                                             kMaxStaticReverse);
-        std::printf("reverse_in_block_static, %d floats in one block: %s\n\n", kMaxStaticReverse, r.summary().c_str());
-        all_ok &= r.ok();
-    }
+    // The reversal: in place, so the input itself is the "poison" an unwritten element would leave.
+    const std::vector<float> host = course::random_floats(kMaxStaticReverse, 7);
+    course::DeviceBuffer<float> d(host);
+    launch_reverse_in_block_static(d.data(), kMaxStaticReverse);
+    const course::VerifyResult reversed =
+        course::compare_exact(d.to_host(), std::vector<float>(host.rbegin(), host.rend()), kMaxStaticReverse);
+    std::printf("reverse_in_block_static, %d floats in one block: %s\n\n", kMaxStaticReverse, reversed.summary().c_str());
 
-
-    const std::size_t n = static_cast<std::size_t>(rows) * cols;
-    const double bytes_moved = 2.0 * n * sizeof(float);  // every element read once and written once
-    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
-    const std::vector<float> host_in = course::random_floats(n, 2024);
-    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
-    course::DeviceBuffer<float> in(host_in), out(n);
-
-    course::ResultsTable table(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
-                                   std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
-                               "GB/s");
-    const course::Timing ceiling = course::time_gpu(
-        [&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); }, timing.warmup,
-        timing.repeats);
-    table.add("cudaMemcpy device-to-device", ceiling.median_ms, course::gb_per_s(bytes_moved, ceiling.median_ms), "-", true);
-
-    for (const Transpose& k : kTransposes) {
-        out.poison();  // so an element the kernel forgets to write cannot look right
-        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
-        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
-        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
-        all_ok &= check.ok();
-        const course::Timing t = course::time_gpu(
-            [&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); }, timing.warmup,
-            timing.repeats);
-        table.add(k.name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check.ok() ? "ok" : "FAIL");
-    }
-
-    table.print();
-    if (!timing.csv.empty()) table.append_csv(timing.csv, "02_shared_transpose", gpu.short_description());
-    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
-    return all_ok ? course::kExitOk : course::kExitFailed;
+    course::TransposeBench bench(rows, cols, timing);  // common/transpose_bench.cuh: the copy first
+    for (const Transpose& k : kTransposes) bench.add(k.name, k.launch);
+    return bench.finish("02_shared_transpose", gpu, reversed.ok());
 }
 
 #ifndef COURSE_NO_MAIN

@@ -1,23 +1,16 @@
 // Lesson 04 — summing an array: from one atomicAdd per element to the speed of CUB.
-//
-// What it shows, one small step at a time, each timed and checked in the same run: the CPU loop in
-// float and in double (a float accumulator stops growing at 2^24, where floats are 2 apart); one
-// atomicAdd per element; the source's shared-memory tree and what it leaves out, combining the
-// per-block sums (a second launch, or one atomicAdd per block); fewer, fuller blocks (add during
-// load, grid-stride loop), warp shuffles, float4 loads, and a "last block" finish that makes the
-// fastest version a single launch, then the same kernel in 4x fewer, 4x larger blocks (fewer atomics at
-// the end); CUB as the ceiling; and what one atomicAdd to one address costs,
-// which is why one atomic per block loses to a relaunch. Two switches run a broken kernel instead of
-// the ladder: --racy (a missing barrier, for racecheck) and --divergent-barrier (a barrier that
-// only some threads reach, for synccheck).
-// What the source got wrong: one atomic per element is not "6x faster than the CPU" (this run
-// prints both), 1M floats is too small to time a GPU sum (launch latency dominates), its tree
-// stops at one partial sum per block, and its "conditional sync" does not deadlock here (see
-// --divergent-barrier): it is undefined, which is worse.
-// What it leaves out: a cooperative launch with grid-wide sync (cooperative_groups, grid.sync()),
-// compensated (Kahan) summation, other types.
-// Read next: lessons/05_tiled_matmul; the CUDA C++ Programming Guide on __syncthreads(), warp
-// shuffles and memory fences; N. Higham, "Accuracy and Stability of Numerical Algorithms", ch. 4.
+// What it shows, each step timed and checked in the same run: the CPU loop in float and double (a
+// float accumulator stops growing at 2^24); one atomicAdd per element; the shared-memory tree of
+// the documents and how to combine the per-block sums (a second launch, or one atomic per block);
+// fewer, fuller blocks (add during load, grid-stride loop), warp shuffles, float4 loads, and a
+// "last block" finish that makes the fastest version a single launch; CUB as the ceiling; and what
+// one atomicAdd to one address costs, which is why one atomic per block loses to a relaunch.
+// The Parallel Patterns blog's "6x faster than the CPU" for one atomic per element, its 1M floats
+// and its tree that stops at one sum per block are tested here (README.md, "Where the documents
+// were wrong"); going_further/ runs two broken barriers under compute-sanitizer.
+// Leaves out: grid-wide sync (cooperative launches), Kahan summation. Read next: going_further/,
+// lessons/05_tiled_matmul; CUDA C++ Programming Guide, "Synchronization Functions"; Higham, ch. 4.
+#include "float_sum.hpp"
 #include "lesson.cuh"
 
 #include <cub/device/device_reduce.cuh>
@@ -27,18 +20,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <iterator>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
-// n is a long long everywhere, host and kernels. It runs from 1 to 2^31 - 1: that cap is this
-// course's own choice (2^31 floats are 8 GiB), not a CUB limit. CUB's DeviceReduce::Sum takes the
-// count as a template type and picks its offsets from it; the lesson passes an int, so CUB uses
-// 32-bit offsets. n = 0 is refused: every launcher throws std::invalid_argument before touching
-// the GPU.
+// n is a long long everywhere, from 1 to 2^31 - 1 (the course's cap: 8 GiB of floats; CUB gets an
+// int count, so 32-bit offsets). n = 0 is refused: every launcher throws before touching the GPU.
 constexpr long long kMaxN = 2147483647;
 constexpr long long kDefaultN = 1LL << 26;  // 256 MiB, far above L2
 constexpr int kBlock = 256;  // threads per block, in every kernel
@@ -47,7 +35,7 @@ constexpr int kWarp = 32;
 
 // ---------------------------------------------------------------- block-level building blocks
 
-/// The source's tree, in shared memory with sequential addressing: in each round the lower half
+/// The documents' tree, in shared memory with sequential addressing: in each round the lower half
 /// of the active threads adds the upper half's value to its own. Every thread gets the total.
 /// The barrier after each round is what makes the next round read finished values.
 __device__ float block_sum_tree(float v) {
@@ -70,7 +58,7 @@ __device__ float block_sum_tree(float v) {
 // Why outside the if: a __syncthreads() is only defined when every thread of the block reaches it
 // (a branch is fine if the whole block takes the same side). Inside `if (t < stride)` the other
 // threads never arrive: the block may hang, or the barrier may let threads through with the data
-// half-written; which one you get depends on the GPU and compiler (--divergent-barrier shows what
+// half-written; which one you get depends on the GPU and compiler (going_further/ shows what
 // this GPU does). __syncthreads() never spans blocks. In an ordinary launch, blocks synchronise
 // only through the end of the launch (see launch_tree_relaunch): nothing guarantees that all of
 // them are on the GPU at once, so a block waiting for another could wait forever. A cooperative
@@ -125,7 +113,7 @@ __device__ void finish_block(float block_total, float* out) {
     else atomicAdd(out, block_total);
 }
 
-/// Step 2: the source's kernel. One element per thread, one tree per block, one sum per block.
+/// Step 2: the documents' kernel. One element per thread, one tree per block, one sum per block.
 template <Finish kFinish>
 __global__ void reduce_tree_shared(const float* __restrict__ in, long long n, float* out) {
     const long long i = static_cast<long long>(blockIdx.x) * kBlock + threadIdx.x;
@@ -228,41 +216,6 @@ __global__ void __launch_bounds__(kThreads)
         *blocks_done = 0;
     }
     // EXERCISE END
-}
-
-/// DELIBERATELY BROKEN, run only with --racy (never by the checks). The source's tree with the
-/// barrier inside the loop left out: in round k a thread may read s[t + stride] before the thread
-/// that owns it has finished round k-1. The answer may well look right on a given run; that is
-/// what makes races dangerous. compute-sanitizer --tool racecheck reports it every time.
-__global__ void reduce_tree_missing_sync(const float* __restrict__ in, long long n, float* out) {
-    __shared__ float s[kBlock];
-    const int t = threadIdx.x;
-    const long long i = static_cast<long long>(blockIdx.x) * kBlock + t;
-    s[t] = i < n ? in[i] : 0.0f;
-    __syncthreads();
-    for (int stride = kBlock / 2; stride > 0; stride /= 2)
-        if (t < stride) s[t] += s[t + stride];  // <- the missing __syncthreads() belongs after this
-    if (t == 0) atomicAdd(out, s[0]);
-}
-
-/// DELIBERATELY BROKEN, run only with --divergent-barrier (never by the checks). The source's tree
-/// with its barrier moved INSIDE `if (t < stride)`, the "conditional sync" mistake of document
-/// 004: in each round only the threads that add reach the barrier. CUDA C++ leaves that undefined.
-/// What a given GPU does is another matter; the lesson runs it once, with a time limit, and
-/// compute-sanitizer --tool synccheck says what is wrong.
-__global__ void reduce_tree_divergent_sync(const float* __restrict__ in, long long n, float* out) {
-    __shared__ float s[kBlock];
-    const int t = threadIdx.x;
-    const long long i = static_cast<long long>(blockIdx.x) * kBlock + t;
-    s[t] = i < n ? in[i] : 0.0f;
-    __syncthreads();
-    for (int stride = kBlock / 2; stride > 0; stride /= 2) {
-        if (t < stride) {
-            s[t] += s[t + stride];
-            __syncthreads();  // <- WRONG: the threads with t >= stride never arrive here
-        }
-    }
-    if (t == 0) atomicAdd(out, s[0]);
 }
 
 // ---------------------------------------------------------------- sizes of grids and scratch space
@@ -390,16 +343,9 @@ void launch_vec4_last_block(const float* in, long long n, float* out, Workspace&
 }
 
 // ---------------------------------------------------------------- how accurate must a sum be?
-// Rounding makes float sums inexact, so a check needs a tolerance, and it should be one that can be
-// justified. If no input value passes through more than `depth` float additions on its way to the
-// result, then |computed - exact| <= gamma(depth) * sum|x_i|, gamma(k) = k*u / (1 - k*u), with
-// u = 2^-24 (Higham, ch. 4). A loop has depth n; a tree has depth log2(n). The double reference
-// adds its own gamma(n) with u = 2^-53. Once depth*u >= 1 the bound says nothing (infinity).
-
-double sum_error_bound(long long depth, long long n, double sum_abs) {
-    auto gamma = [](double k, double u) { return k * u < 1 ? k * u / (1 - k * u) : INFINITY; };
-    return (gamma(static_cast<double>(depth), 0x1p-24) + gamma(static_cast<double>(n), 0x1p-53)) * sum_abs;
-}
+// A float sum is never exact: each variant is checked against the double reference within
+// sum_error_bound(depth, ...) (common/float_sum.hpp), where `depth` is the most float additions
+// any input goes through on its way to the result. A loop has depth n; a tree has depth log2(n).
 
 constexpr long long kBlockDepth = 10;  // a sum across one block of <= 1024 threads: 2^10
 constexpr long long kVec4Depth = 4;    // (x + y) + (z + w), plus a head and a tail element
@@ -452,107 +398,17 @@ Accumulator sum_cpu(const std::vector<float>& x) {
     for (float v : x) sum += v;
     return sum;
 }
-double sum_abs_cpu(const std::vector<float>& x) {
-    double sum = 0;
-    for (float v : x) sum += std::fabs(v);
-    return sum;
-}
-
-struct SumCheck {
-    bool pass;
-    std::string text;  // for the table's check column (no commas: it also goes to the CSV)
-};
-/// "ok (rel err 3.1e-08)", "unbounded (rel err 5.0e-01)" (finite, but the bound is infinite),
-/// or "FAIL (got ... expected ... bound ...)". A NaN, such as the poison, always fails.
-SumCheck check_sum(double got, double expected, double sum_abs, long long depth, long long n) {
-    const double err = std::fabs(got - expected), bound = sum_error_bound(depth, n, sum_abs);
-    char text[160];
-    if (!std::isfinite(got) || !(err <= bound)) {
-        std::snprintf(text, sizeof text, "FAIL (got %.9g expected %.9g bound %.3g)", got, expected, bound);
-        return {false, text};
-    }
-    std::snprintf(text, sizeof text, "%s (rel err %.1e)", std::isfinite(bound) ? "ok" : "unbounded",
-                  expected != 0 ? err / std::fabs(expected) : err);
-    return {true, text};
-}
 
 // ---------------------------------------------------------------- the lesson
 
-/// --racy: one run of reduce_tree_missing_sync and nothing else. Its answer is reported, not
-/// judged: whether it comes out right or wrong, only racecheck can say that the code is broken.
-int racy_demo(const std::vector<float>& host_in, double reference, double sum_abs) {
-    const long long n = static_cast<long long>(host_in.size());
-    course::DeviceBuffer<float> in(host_in), out(1);
-    out.poison();
-    zero_then_launch(reduce_tree_missing_sync, course::ceil_div(n, kBlock), in.data(), n, out.data());
-    const double got = out.to_host()[0];
-    const bool right = check_sum(got, reference, sum_abs, kBlockDepth + div_up(n, kBlock), n).pass;
-    std::printf("\n--racy: the tree without its loop barrier returned %.9g (%s this run); the reference is %.9g.\n"
-                "Right or wrong, the answer does not show the bug: a race can give either on any run.\n"
-                "compute-sanitizer --tool racecheck shows where it is. Only this demo ran; the exit code is 0.\n",
-                got, right ? "within its error bound" : "WRONG", reference);
-    return course::kExitOk;
-}
-
-/// Waits up to `seconds` for the GPU to finish what was launched. Returns cudaSuccess, the error
-/// the work ended with, or cudaErrorNotReady if it is still running: a kernel stuck at a barrier
-/// would otherwise hang the program (and cudaDeviceSynchronize with it).
-cudaError_t wait_at_most(double seconds) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    for (;;) {
-        const cudaError_t state = cudaStreamQuery(nullptr);
-        if (state != cudaErrorNotReady || std::chrono::steady_clock::now() > deadline) return state;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-}
-
-/// --divergent-barrier: one run of reduce_tree_divergent_sync, with a time limit. Whatever it
-/// returns is reported, not judged: a wrong barrier can give the right answer.
-int divergent_barrier_demo(const std::vector<float>& host_in, double reference, double sum_abs) {
-    constexpr double kLimitSeconds = 20;
-    const long long n = static_cast<long long>(host_in.size());
-    course::DeviceBuffer<float> in(host_in), out(1);
-    out.poison();
-    zero_then_launch(reduce_tree_divergent_sync, course::ceil_div(n, kBlock), in.data(), n, out.data());
-    const cudaError_t state = wait_at_most(kLimitSeconds);
-    if (state == cudaErrorNotReady) {
-        std::printf("\n--divergent-barrier: the kernel did not finish within %.0f s: a block is stuck at the barrier.\n"
-                    "Ending the program, which also ends the kernel (exit code 1).\n", kLimitSeconds);
-        std::fflush(stdout);
-        std::_Exit(course::kExitFailed);  // no destructors: freeing memory would wait for the stuck kernel
-    }
-    if (state != cudaSuccess) {  // what compute-sanitizer --tool synccheck does: it stops the kernel
-        std::printf("\n--divergent-barrier: the kernel was stopped (%s: %s). Under compute-sanitizer that is the\n"
-                    "tool stopping it at the barrier errors it reports. Exit code 1.\n",
-                    cudaGetErrorName(state), cudaGetErrorString(state));
-        return course::kExitFailed;
-    }
-    const double got = out.to_host()[0];
-    const bool right = check_sum(got, reference, sum_abs, kBlockDepth + div_up(n, kBlock), n).pass;
-    std::printf("\n--divergent-barrier: the tree with its barrier inside `if (t < stride)` finished and returned %.9g\n"
-                "(%s this run); the reference is %.9g. Finishing, even with the right answer, does not make it\n"
-                "correct: a barrier that only some threads of the block reach is undefined behaviour in CUDA C++.\n"
-                "compute-sanitizer --tool synccheck reports it. Only this demo ran; the exit code is 0.\n",
-                got, right ? "within its error bound" : "WRONG", reference);
-    return course::kExitOk;
-}
-
 int lesson(int argc, char** argv) {
     long long n = kDefaultN;
-    bool racy = false, divergent = false;
     course::TimingOptions timing;
     course::Cli cli("04_reduction", "Sums n floats on the CPU, with atomics, with the shared-memory tree and its "
                                     "faster successors, and with CUB; checks and times every one.");
-    cli.option("--n", &n, "number of floats to sum (2^26 = 256 MiB, far above L2)", 1, kMaxN)
-        .flag("--racy", &racy,
-              "instead of the ladder, run once a tree with a missing __syncthreads() (for racecheck; exit 0)")
-        .flag("--divergent-barrier", &divergent,
-              "instead of the ladder, run once a tree whose __syncthreads() only some threads reach (for synccheck)");
+    cli.option("--n", &n, "number of floats to sum (2^26 = 256 MiB, far above L2)", 1, kMaxN);
     course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
-    if (racy && divergent) throw course::UsageError("--racy and --divergent-barrier each run one demo: give one of them");
-
-    if (racy) cli.note_ignored("--racy", {"--warmup", "--repeats", "--csv"});  // one untimed run, no table
 
     // Whether the GPU part can run is known before the CPU part starts. Without a GPU the CPU sums
     // still run, up to the default size: for a larger n, filling gigabytes on the host only to say
@@ -583,8 +439,6 @@ int lesson(int argc, char** argv) {
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
     const double bytes_read = 4.0 * n;
-    if (racy) return racy_demo(host_in, reference, sum_abs);
-    if (divergent) return divergent_barrier_demo(host_in, reference, sum_abs);
 
     const std::string problem = "sum of " + std::to_string(n) + " floats in [0, 1); GPU: median of " +
                                 std::to_string(timing.repeats) + " runs; CPU: host timer, one run; GB/s of bytes read";

@@ -8,6 +8,7 @@
 // Read next: lessons/03_dynamic_shared; CUDA C++ Programming Guide, "Shared Memory".
 #include "float4.cuh"
 #include "lesson.cuh"
+#include "transpose_bench.cuh"
 
 #include <algorithm>
 #include <cstdio>
@@ -354,46 +355,17 @@ int lesson(int argc, char** argv) {
     course::require_gpu();
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
-    bool all_ok = true;
 
-    {  // How long one load takes from each memory (section 2).
-        const double clock_hz = measured_sm_clock_hz();
-        const std::vector<LatencyRow> latency = measure_latency(gpu, LatencyConfig{});
-        print_latency(latency, clock_hz);
-        for (const LatencyRow& r : latency) all_ok &= r.ok;
-    }
+    // How long one load takes from each memory (section 2).
+    const double clock_hz = measured_sm_clock_hz();
+    const std::vector<LatencyRow> latency = measure_latency(gpu, LatencyConfig{});
+    print_latency(latency, clock_hz);
+    bool chases_ok = true;
+    for (const LatencyRow& r : latency) chases_ok &= r.ok;
 
-    const std::size_t n = static_cast<std::size_t>(rows) * cols;
-    const double bytes_moved = 2.0 * n * sizeof(float);  // every element read once and written once
-    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
-    const std::vector<float> host_in = course::random_floats(n, 2024);
-    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
-    course::DeviceBuffer<float> in(host_in), out(n);
-
-    course::ResultsTable table(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
-                                   std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
-                               "GB/s");
-    const course::Timing ceiling = course::time_gpu(
-        [&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); }, timing.warmup,
-        timing.repeats);
-    table.add("cudaMemcpy device-to-device", ceiling.median_ms, course::gb_per_s(bytes_moved, ceiling.median_ms), "-", true);
-
-    for (const Transpose& k : kTransposes) {
-        out.poison();  // so an element the kernel forgets to write cannot look right
-        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
-        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
-        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
-        all_ok &= check.ok();
-        const course::Timing t = course::time_gpu(
-            [&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); }, timing.warmup,
-            timing.repeats);
-        table.add(k.name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check.ok() ? "ok" : "FAIL");
-    }
-
-    table.print();
-    if (!timing.csv.empty()) table.append_csv(timing.csv, "02_shared_transpose_going_further", gpu.short_description());
-    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
-    return all_ok ? course::kExitOk : course::kExitFailed;
+    course::TransposeBench bench(rows, cols, timing);  // common/transpose_bench.cuh: the copy first
+    for (const Transpose& k : kTransposes) bench.add(k.name, k.launch);
+    return bench.finish("02_shared_transpose_going_further", gpu, chases_ok);
 }
 
 #ifndef COURSE_NO_MAIN
