@@ -8,6 +8,8 @@
 #include "results.hpp"
 #include "timer.cuh"
 #include "verify.hpp"
+#include "course_lessons.hpp"
+#include "verdict.hpp"
 
 #include <cuda_runtime.h>
 
@@ -351,6 +353,7 @@ TEST_CASE("transcript: the judge sees the runner's values, not its own, keyed by
     CHECK(submitted(7LL) == 7LL);
     transcript::stop();
 
+    const transcript::Counts before = transcript::counts();
     transcript::start_judging(path);
     transcript::begin_test_case("A");
     CHECK(submitted(std::vector<float>{9.0f, 9.0f}) == std::vector<float>{1.5f, 2.5f});  // the runner's, not 9, 9
@@ -362,10 +365,16 @@ TEST_CASE("transcript: the judge sees the runner's values, not its own, keyed by
                          SubmissionOutputError);  // another type
     transcript::begin_test_case("C");
     CHECK_THROWS_WITH_AS(submitted(1.0), doctest::Contains("recorded no value #1"), SubmissionOutputError);
-    CHECK(transcript::missing_count() == 2);
-    CHECK(transcript::inconsistent_count() == 1);
+    const transcript::Counts after = transcript::counts();
+    CHECK(after.asked - before.asked == 7);  // a pair is two values
+    CHECK(after.submitted - before.submitted == 4);
+    CHECK(after.missing - before.missing == 2);
+    CHECK(after.inconsistent - before.inconsistent == 1);
+    CHECK(transcript::missing_count() == after.missing);
     transcript::stop();
-    CHECK(submitted(5) == 5);  // a normal run again
+    CHECK(submitted(5) == 5);  // a normal run again: counted as asked and the code's own
+    CHECK(transcript::counts().asked == after.asked + 1);
+    CHECK(transcript::counts().submitted == after.submitted + 1);
     std::remove(path.c_str());
 }
 
@@ -415,14 +424,120 @@ TEST_CASE("hidden shapes: an instructor's file adds shapes per lesson; a bad lin
     CHECK(t[1] == std::vector<long long>{1, 9});
     CHECK(hidden_shapes("04_reduction", 1, 1LL << 30) == std::vector<std::vector<long long>>{{1000003}});
     CHECK(hidden_shapes("05_tiled_matmul", 3, 2048).empty());
+    CHECK(hidden_shapes("", 0, 1).empty());  // what --hidden-shapes does at start: every line is checked
     const std::pair<int, int> listed[] = {{1, 1}};
     CHECK(with_hidden_shapes(listed, "02_shared_transpose").size() == 3);
-    CHECK_THROWS_WITH_AS(hidden_shapes("04_reduction", 2, 1LL << 30), doctest::Contains(":3: 04_reduction takes 2"), UsageError);
     CHECK_THROWS_WITH_AS(hidden_shapes("02_shared_transpose", 2, 100), doctest::Contains(":2:"), UsageError);  // 513 > 100
+    // The count of numbers comes from lessons/lessons.txt: a check that asks for another is a bug.
+    CHECK_THROWS_WITH_AS(hidden_shapes("04_reduction", 2, 1LL << 30), doctest::Contains("lessons.txt gives this lesson 1"),
+                         std::logic_error);
+    CHECK_THROWS_AS(hidden_shapes("no_such_lesson", 2, 100), std::logic_error);
+    for (const GradableLesson& l : kGradableLessons)  // each listed lesson can be asked with its own count
+        CHECK_NOTHROW(hidden_shapes(l.name, l.hidden_shape_arity, 1 << 30));
+    std::ofstream(path) << "04_reduction 1000003\n04_reduction 5 6\n";  // a line of another lesson is checked too
+    CHECK_THROWS_WITH_AS(hidden_shapes("02_shared_transpose", 2, 100), doctest::Contains(":2: 04_reduction takes 1"), UsageError);
+    CHECK_THROWS_WITH_AS(hidden_shapes("", 0, 1), doctest::Contains(":2: 04_reduction takes 1"), UsageError);
+    std::ofstream(path) << "07_not_a_lesson 12 12\n";
+    CHECK_THROWS_WITH_AS(hidden_shapes("", 0, 1), doctest::Contains("not a gradable lesson"), UsageError);
     std::ofstream(path) << "01_naive_transpose 12 x\n";
     CHECK_THROWS_AS(hidden_shapes("01_naive_transpose", 2, 100), UsageError);
+    std::ofstream(path) << "01_naive_transpose 12 0\n";
+    CHECK_THROWS_AS(hidden_shapes("", 0, 1), UsageError);
     set_hidden_shapes_file(scratch_file("no_such_hidden_shapes.txt"));
     CHECK_THROWS_AS(hidden_shapes("01_naive_transpose", 2, 100), UsageError);
     set_hidden_shapes_file("");
     std::remove(path.c_str());
+}
+
+// ---------------------------------------------------------------- the judge's JSON verdict
+TEST_CASE("verdict: strings are pure-ASCII JSON: quotes, backslashes, control bytes escaped; bad UTF-8 replaced") {
+    using verdict::json_string;
+    CHECK(json_string("plain text") == "\"plain text\"");
+    CHECK(json_string("say \"hi\" \\ there") == "\"say \\\"hi\\\" \\\\ there\"");
+    CHECK(json_string("a\nb\rc\td") == "\"a\\nb\\rc\\td\"");
+    CHECK(json_string(std::string("nul\0one\x01us\x1f" "del\x7f", 15)) == "\"nul\\u0000one\\u0001us\\u001fdel\\u007f\"");
+    CHECK(json_string("\xc2\x85") == "\"\\u0085\"");           // a C1 control (NEL)
+    CHECK(json_string("caf\xc3\xa9") == "\"caf\\u00e9\"");     // valid UTF-8 kept, as an escape
+    CHECK(json_string("\xe2\x80\xae") == "\"\\u202e\"");       // right-to-left override: visible, not obeyed
+    CHECK(json_string("\xf0\x9f\x98\x80") == "\"\\ud83d\\ude00\"");  // past U+FFFF: a surrogate pair
+    CHECK(json_string("\xff") == "\"\\ufffd\"");               // never valid in UTF-8
+    CHECK(json_string("\x80z") == "\"\\ufffdz\"");             // a stray continuation byte
+    CHECK(json_string("\xe2\x82") == "\"\\ufffd\\ufffd\"");    // cut short
+    CHECK(json_string("\xc0\xaf") == "\"\\ufffd\\ufffd\"");    // overlong '/'
+    CHECK(json_string("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");  // a UTF-16 surrogate
+    CHECK(json_string("\xf4\x90\x80\x80") == "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");  // past U+10FFFF
+    std::string every_byte;
+    for (int b = 0; b < 256; ++b) every_byte += static_cast<char>(b);
+    for (const char c : json_string(every_byte)) {  // whatever comes in, printable ASCII goes out
+        CHECK(c >= 0x20);
+        CHECK(c < 0x7f);
+    }
+}
+
+TEST_CASE("verdict: a failure is one line of at most 400 bytes of valid UTF-8, cut at a character") {
+    using verdict::one_line;
+    CHECK(one_line("first\n\n  second\r\nthird\tfourth") == "first   second third fourth");
+    CHECK(one_line("short") == "short");
+    CHECK(one_line(std::string(400, 'x')) == std::string(400, 'x'));
+    const std::string cut = one_line(std::string(401, 'x'));
+    CHECK(cut.size() == 400);
+    CHECK(cut.substr(397) == "...");
+    std::string wide;
+    for (int i = 0; i < 300; ++i) wide += "\xc3\xa9";  // 600 bytes of two-byte characters
+    const std::string w = one_line(wide);
+    CHECK(w.size() <= 400);
+    CHECK(w.size() == 2 * 198 + 3);  // 198 whole characters, then "..."
+    CHECK(w.substr(w.size() - 3) == "...");
+    CHECK(verdict::json_string(w).find("\\ufffd") == std::string::npos);  // no character was split
+    CHECK(one_line("bad \xff byte") == "bad \xef\xbf\xbd byte");  // U+FFFD, in UTF-8
+    CHECK(one_line(std::string(10000, '\n')) == " ");
+}
+
+TEST_CASE("verdict: the file holds every test case and its counts, ends with \"complete\": true, and no .tmp is left") {
+    verdict::Verdict v;
+    v.lesson = "02_shared_transpose";
+    v.seed = 4294967295u;
+    v.missing = 1;
+    v.inconsistent = 2;
+    verdict::TestCase judged;
+    judged.name = "a \"quoted\" name\x01\xff";
+    judged.gpu = true;
+    judged.passed = false;
+    judged.asked = 3;
+    judged.submitted = 1;
+    judged.missing = 1;
+    judged.inconsistent = 1;
+    judged.failure = "check.cu:7: CHECK( r.ok() ) failed";
+    verdict::TestCase own;
+    own.name = "the course's own";
+    own.passed = true;
+    verdict::TestCase skipped;
+    skipped.name = "not run";
+    skipped.gpu = skipped.skipped = true;
+    v.test_cases = {judged, own, skipped};
+    const std::string json = verdict::to_json(v);
+    CHECK(json.find("\"format\": 1,") != std::string::npos);
+    CHECK(json.find("\"lesson\": \"02_shared_transpose\"") != std::string::npos);
+    CHECK(json.find("\"seed\": 4294967295,") != std::string::npos);
+    CHECK(json.find("{\"name\": \"a \\\"quoted\\\" name\\u0001\\ufffd\", \"gpu\": true, \"skipped\": false, \"passed\": false, "
+                    "\"asked\": 3, \"submitted\": 1, \"missing\": 1, \"inconsistent\": 1, "
+                    "\"failure\": \"check.cu:7: CHECK( r.ok() ) failed\"}") != std::string::npos);
+    CHECK(json.find("\"name\": \"the course's own\", \"gpu\": false, \"skipped\": false, \"passed\": true, \"asked\": 0") !=
+          std::string::npos);
+    CHECK(json.find("\"name\": \"not run\", \"gpu\": true, \"skipped\": true, \"passed\": false") != std::string::npos);
+    CHECK(json.find("\"failure\": null}") != std::string::npos);
+    const std::string tail = "\"complete\": true\n}\n";
+    REQUIRE(json.size() > tail.size());
+    CHECK(json.substr(json.size() - tail.size()) == tail);
+
+    const std::string path = scratch_file("course_verdict_test.json");
+    verdict::write(path, v);
+    std::ifstream in(path);
+    std::stringstream written;
+    written << in.rdbuf();
+    CHECK(written.str() == json);
+    CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+    std::remove(path.c_str());
+    CHECK_THROWS_AS(verdict::write(scratch_file("no_such_folder/verdict.json"), v), std::runtime_error);
+    CHECK(verdict::to_json(verdict::Verdict{}).find("\"test_cases\": [],") != std::string::npos);
 }

@@ -14,6 +14,7 @@
 //   --judge FILE           the judge: judge the values recorded in FILE instead of its own
 //   --seed N               mix N (0 to 2^32-1) into every random input
 //   --hidden-shapes FILE   an instructor's extra shapes (transcript.hpp: hidden_shapes)
+//   --verdict FILE         write the result of every test case as JSON (grading/verdict.hpp)
 // Host-only: the includer defines DOCTEST_CONFIG_IMPLEMENT before including doctest.
 #pragma once
 
@@ -21,10 +22,12 @@
 
 #include "cli.hpp"
 #include "transcript.hpp"
+#include "verdict.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,30 +41,119 @@ struct DeviceSuite {
     const char* require_env;  // "COURSE_REQUIRE_GPU": set (and not "0"), a missing device fails
 };
 
-/// Keys the transcript's values by test case (a doctest listener: it sees every test case start).
-struct TranscriptListener : doctest::IReporter {
-    explicit TranscriptListener(const doctest::ContextOptions&) {}
+/// The test cases' results as the judge's verdict reports them (grading/verdict.hpp), collected in
+/// every run (it is cheap) and written when --verdict FILE is given.
+struct VerdictState {
+    std::string path;          // --verdict FILE; empty: no file
+    std::string device_suite;  // "gpu": test cases of this doctest suite are reported with "gpu": true
+    verdict::Verdict v;
+    transcript::Counts at_start;  // the transcript's running totals when the current test case started
+};
+inline VerdictState& verdict_state() {
+    static VerdictState s;
+    return s;
+}
+
+/// "check.cu:74": the file's name without its folder (a build machine's paths say nothing), and line.
+inline std::string where(const char* file, int line) {
+    const char* slash = std::strrchr(file, '/');
+    return std::string(slash ? slash + 1 : file) + ":" + std::to_string(line);
+}
+
+/// One line for a failed assertion: where, what, the values doctest decomposed, and the INFO()
+/// context in effect.
+inline std::string describe_failure(const doctest::AssertData& a) {
+    std::string text = where(a.m_file, a.m_line) + ": " +
+                       doctest::assertString(a.m_at) + "( " + a.m_expr + " ) failed";
+    if (a.m_threw) text += std::string(", it threw: ") + a.m_exception.c_str();
+    else if (a.m_decomp.size() > 0) text += std::string(", values: ") + a.m_decomp.c_str();
+    const int contexts = doctest::IReporter::get_num_active_contexts();
+    for (int i = 0; i < contexts; ++i) {
+        std::ostringstream context;
+        doctest::IReporter::get_active_contexts()[i]->stringify(&context);
+        text += (i == 0 ? " (" : "; ") + context.str() + (i + 1 == contexts ? ")" : "");
+    }
+    return text;
+}
+
+/// Keys the transcript's values by test case, and collects the verdict (a doctest listener: it
+/// sees every test case start, fail, end or be skipped).
+struct CheckListener : doctest::IReporter {
+    explicit CheckListener(const doctest::ContextOptions&) {}
     void report_query(const doctest::QueryData&) override {}
     void test_run_start() override {}
     void test_run_end(const doctest::TestRunStats&) override {}
-    void test_case_start(const doctest::TestCaseData& tc) override { transcript::begin_test_case(tc.m_name); }
+    void test_case_start(const doctest::TestCaseData& tc) override {
+        transcript::begin_test_case(tc.m_name);
+        verdict_state().v.test_cases.push_back(entry(tc, false));
+        verdict_state().at_start = transcript::counts();
+    }
+    // A test case with subcases runs again for each: the same entry, counts going on.
     void test_case_reenter(const doctest::TestCaseData& tc) override { transcript::begin_test_case(tc.m_name); }
-    void test_case_end(const doctest::CurrentTestCaseStats&) override {}
-    void test_case_exception(const doctest::TestCaseException&) override {}
+    void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
+        VerdictState& s = verdict_state();
+        verdict::TestCase& t = s.v.test_cases.back();
+        const transcript::Counts now = transcript::counts();
+        t.asked = now.asked - s.at_start.asked;
+        t.submitted = now.submitted - s.at_start.submitted;
+        t.missing = now.missing - s.at_start.missing;
+        t.inconsistent = now.inconsistent - s.at_start.inconsistent;
+        t.passed = stats.testCaseSuccess;
+        if (!t.passed && !t.failure)
+            t.failure = "failed (doctest failure flags " + std::to_string(stats.failure_flags) + ")";
+    }
+    void test_case_exception(const doctest::TestCaseException& e) override {
+        fail(std::string(e.is_crash ? "crashed: " : "exception: ") + e.error_string.c_str());
+    }
     void subcase_start(const doctest::SubcaseSignature&) override {}
     void subcase_end() override {}
-    void log_assert(const doctest::AssertData&) override {}
-    void log_message(const doctest::MessageData&) override {}
-    void test_case_skipped(const doctest::TestCaseData&) override {}
+    void log_assert(const doctest::AssertData& a) override {
+        if (a.m_failed) fail(describe_failure(a));
+    }
+    void log_message(const doctest::MessageData& m) override {  // FAIL() and FAIL_CHECK() fail; MESSAGE() and WARN() do not
+        if (m.m_severity & (doctest::assertType::is_check | doctest::assertType::is_require))
+            fail(where(m.m_file, m.m_line) + ": " + m.m_string.c_str());
+    }
+    void test_case_skipped(const doctest::TestCaseData& tc) override { verdict_state().v.test_cases.push_back(entry(tc, true)); }
+
+private:
+    static verdict::TestCase entry(const doctest::TestCaseData& tc, bool skipped) {
+        verdict::TestCase t;
+        t.name = tc.m_name;
+        t.gpu = !verdict_state().device_suite.empty() && verdict_state().device_suite == tc.m_test_suite;
+        t.skipped = skipped;
+        return t;
+    }
+    static void fail(const std::string& text) {  // the first failure of the current test case is kept
+        auto& cases = verdict_state().v.test_cases;
+        if (!cases.empty() && !cases.back().failure) cases.back().failure = verdict::one_line(text);
+    }
 };
-REGISTER_LISTENER("course_transcript", 1, TranscriptListener);
+REGISTER_LISTENER("course_check", 1, CheckListener);
+
+/// Writes the verdict if --verdict was given. Returns `rc`, or 2 if the file could not be written.
+inline int finish_verdict(int rc) {
+    VerdictState& s = verdict_state();
+    if (s.path.empty()) return rc;
+    s.v.lesson = transcript::lesson();
+    s.v.seed = input_seed();
+    s.v.missing = transcript::missing_count();
+    s.v.inconsistent = transcript::inconsistent_count();
+    try {
+        verdict::write(s.path, s.v);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 2;
+    }
+    return rc;
+}
 
 /// Takes the grading options (above) out of argv; throws UsageError on a bad one.
 inline std::vector<char*> take_grading_options(const std::vector<char*>& args) {
     std::vector<char*> rest;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string a = args[i];
-        if (a != "--record" && a != "--judge" && a != "--seed" && a != "--hidden-shapes") {
+        if (a != "--record" && a != "--judge" && a != "--seed" && a != "--hidden-shapes" && a != "--verdict") {
             rest.push_back(args[i]);
             continue;
         }
@@ -69,6 +161,7 @@ inline std::vector<char*> take_grading_options(const std::vector<char*>& args) {
         const std::string value = args[++i];
         if (a == "--record") transcript::start_recording(value);
         else if (a == "--judge") transcript::start_judging(value);
+        else if (a == "--verdict") verdict_state().path = value;
         else if (a == "--seed") set_input_seed(static_cast<std::uint32_t>(parse_integer(value, "--seed", 0, 4294967295LL)));
         else {
             set_hidden_shapes_file(value);
@@ -96,14 +189,15 @@ int run_checks(int argc, char** argv, const DeviceSuite& s, Reason unavailable_r
         std::fprintf(stderr, "error: %s\n", e.what());
         return 2;
     }
+    verdict_state().device_suite = s.suite;
     doctest::Context context;
     context.applyCommandLine(static_cast<int>(rest.size()), rest.data());
     const auto run = [&context] {
         const int rc = context.run();
-        if (transcript::role() == transcript::Role::Judge)  // the closing line grade.sh reads
+        if (transcript::role() == transcript::Role::Judge)  // the closing line of the judge's console
             std::printf("judge: %zu value(s) missing from the submission's run, %zu inconsistent\n",
                         transcript::missing_count(), transcript::inconsistent_count());
-        return rc;
+        return finish_verdict(rc);
     };
     if (mode == Mode::Host) {
         context.addFilter("test-suite-exclude", s.suite);
@@ -118,6 +212,12 @@ int run_checks(int argc, char** argv, const DeviceSuite& s, Reason unavailable_r
         }
         if (mode == Mode::Device) {
             std::printf("SKIPPED: %s test cases not run: %s\n", s.what, missing.c_str());
+            if (!verdict_state().path.empty()) {  // a verdict that lists every test case as skipped
+                context.addFilter("test-case-exclude", "*");
+                context.setOption("out", "/dev/null");  // doctest's summary of nothing would only confuse
+                context.run();
+                if (finish_verdict(77) != 77) return 2;
+            }
             return 77;
         }
         std::printf("note: %s test cases skipped (%s); this run checks the host side only\n", s.what, missing.c_str());

@@ -7,6 +7,7 @@
 #include "transcript.hpp"
 
 #include "cli.hpp"
+#include "course_lessons.hpp"  // generated from lessons/lessons.txt
 
 #include <cerrno>
 #include <cstdio>
@@ -36,11 +37,15 @@ struct State {
     std::string malformed;           // judge: why the index stops early, if it does
     std::string test_case;
     std::size_t position = 0;
-    std::size_t missing = 0, inconsistent = 0;
+    Counts counts;
 };
 State& state() {
     static State s;
     return s;
+}
+std::string& lesson_name() {  // set before main() (testing.hpp): a function's static is there in time
+    static std::string name;
+    return name;
 }
 
 template <class T>
@@ -106,7 +111,9 @@ void start_judging(const std::string& path) {
 void stop() {
     State& s = state();
     if (s.file) std::fclose(s.file);
+    const Counts running = s.counts;  // running totals: the verdict's counts are differences of them
     s = State{};
+    s.counts = running;
 }
 
 void begin_test_case(const std::string& name) {
@@ -114,12 +121,20 @@ void begin_test_case(const std::string& name) {
     state().position = 0;
 }
 
-std::size_t missing_count() { return state().missing; }
-std::size_t inconsistent_count() { return state().inconsistent; }
+void set_lesson(const std::string& name) { lesson_name() = name; }
+const std::string& lesson() { return lesson_name(); }
+
+std::size_t missing_count() { return state().counts.missing; }
+std::size_t inconsistent_count() { return state().counts.inconsistent; }
+Counts counts() { return state().counts; }
 
 void exchange(const char* type, void* data, std::size_t bytes) {
     State& s = state();
-    if (s.role == Role::Plain) return;
+    ++s.counts.asked;
+    if (s.role == Role::Plain) {
+        ++s.counts.submitted;
+        return;
+    }
     const std::string key = s.test_case + "#" + std::to_string(++s.position);
     if (s.role == Role::Record) {
         const std::uint32_t key_len = static_cast<std::uint32_t>(key.size());
@@ -130,30 +145,31 @@ void exchange(const char* type, void* data, std::size_t bytes) {
                   std::fwrite(&n, sizeof n, 1, s.file) == 1 && (bytes == 0 || std::fwrite(data, 1, bytes, s.file) == bytes);
         ok = std::fflush(s.file) == 0 && ok;  // a crash later must not lose what is already known
         if (!ok) throw std::runtime_error("--record: could not write the transcript (file size limit or disk full?)");
+        ++s.counts.submitted;
         return;
     }
     const std::string where = "value #" + std::to_string(s.position) + " of this test case";
     const auto it = s.index.find(key);
     if (it == s.index.end()) {
-        ++s.missing;
+        ++s.counts.missing;
         throw SubmissionOutputError("the submission's run recorded no " + where +
                                     (s.malformed.empty() ? std::string(" (it stopped, crashed or went another way before it)")
                                                          : "; " + s.malformed));
     }
     const Entry& e = it->second;
     if (e.type != type || e.bytes != bytes) {
-        ++s.inconsistent;
+        ++s.counts.inconsistent;
         std::ostringstream m;
         m << "inconsistent transcript: the submission's " << where << " is " << e.bytes << " bytes";
         if (e.type != type) m << " of another type";
         m << ", the check expects " << bytes << " bytes";
         throw SubmissionOutputError(m.str());
     }
-    if (bytes == 0) return;
-    if (std::fseek(s.file, static_cast<long>(e.offset), SEEK_SET) != 0 || std::fread(data, 1, bytes, s.file) != bytes) {
-        ++s.inconsistent;
+    if (bytes > 0 && (std::fseek(s.file, static_cast<long>(e.offset), SEEK_SET) != 0 || std::fread(data, 1, bytes, s.file) != bytes)) {
+        ++s.counts.inconsistent;
         throw SubmissionOutputError("the transcript could not be read at " + where);
     }
+    ++s.counts.submitted;
 }
 
 }  // namespace transcript
@@ -167,8 +183,21 @@ std::uint32_t input_seed() { return g_input_seed; }
 void set_input_seed(std::uint32_t seed) { g_input_seed = seed; }
 void set_hidden_shapes_file(const std::string& path) { g_hidden_shapes_file = path; }
 
+namespace {
+/// How many numbers a hidden shape of `lesson` has (lessons/lessons.txt); 0 if it is not listed.
+std::size_t hidden_shape_arity(const std::string& lesson) {
+    for (const GradableLesson& l : kGradableLessons)
+        if (lesson == l.name) return l.hidden_shape_arity;
+    return 0;
+}
+}  // namespace
+
 std::vector<std::vector<long long>> hidden_shapes(const std::string& lesson, std::size_t n, long long max) {
     std::vector<std::vector<long long>> shapes;
+    if (!lesson.empty() && hidden_shape_arity(lesson) != n)
+        throw std::logic_error("hidden_shapes(\"" + lesson + "\", " + std::to_string(n) +
+                               "): lessons/lessons.txt gives this lesson " + std::to_string(hidden_shape_arity(lesson)) +
+                               " number(s) per hidden shape");
     if (g_hidden_shapes_file.empty()) return shapes;
     std::ifstream in(g_hidden_shapes_file);
     if (!in) throw UsageError("--hidden-shapes " + g_hidden_shapes_file + ": cannot read it");
@@ -178,14 +207,16 @@ std::vector<std::vector<long long>> hidden_shapes(const std::string& lesson, std
         line = line.substr(0, line.find('#'));
         std::istringstream words(line);
         std::string name;
-        if (!(words >> name) || name != lesson) continue;
+        if (!(words >> name)) continue;  // a blank or comment line
+        const std::size_t arity = hidden_shape_arity(name);
+        if (arity == 0) throw UsageError(where + "\"" + name + "\" is not a gradable lesson (lessons/lessons.txt)");
         std::vector<long long> shape;
         for (std::string w; words >> w;)
-            shape.push_back(parse_integer(w, where + lesson + " shape", 1, max));
-        if (shape.size() != n)
-            throw UsageError(where + lesson + " takes " + std::to_string(n) + " number(s) per shape, this line has " +
+            shape.push_back(parse_integer(w, where + name + " shape", 1, name == lesson ? max : 2147483647LL));
+        if (shape.size() != arity)
+            throw UsageError(where + name + " takes " + std::to_string(arity) + " number(s) per shape, this line has " +
                              std::to_string(shape.size()));
-        shapes.push_back(std::move(shape));
+        if (name == lesson) shapes.push_back(std::move(shape));
     }
     return shapes;
 }

@@ -49,12 +49,27 @@ void start_judging(const std::string& path);
 void stop();
 /// Called by the check's doctest listener: values are keyed by test case and position within it.
 void begin_test_case(const std::string& name);
-/// Judge: how many values were missing and how many inconsistent, for the closing line.
+/// Judge: how many values were missing and how many inconsistent (running totals, as counts()).
 std::size_t missing_count();
 std::size_t inconsistent_count();
 
+/// Running totals over the whole run, in every role, for the verdict (a test case's own counts are
+/// the difference between its end and its start). asked: values handed to the seam; submitted: of
+/// those, the submission's own (a normal run, the runner) or found consistent in the transcript
+/// (the judge); missing and inconsistent: the judge's failures.
+struct Counts {
+    std::size_t asked = 0, submitted = 0, missing = 0, inconsistent = 0;
+};
+Counts counts();
+
+/// The lesson this check belongs to ("02_shared_transpose"; "" if not said): testing.hpp sets it
+/// from COURSE_LESSON before main(). The verdict names it.
+void set_lesson(const std::string& lesson);
+const std::string& lesson();
+
 /// The seam: `bytes` bytes at `data` are a value of type `type` that the submission produced.
 /// Record: appended. Judge: overwritten with the recorded value (or throws SubmissionOutputError).
+/// A normal run: counted (Counts), nothing else.
 void exchange(const char* type, void* data, std::size_t bytes);
 
 }  // namespace transcript
@@ -79,7 +94,6 @@ std::vector<T> submitted_compound(std::vector<T> value) {
 /// For trivially copyable values, pairs of them and vectors of them.
 template <class T>
 T submitted(T value) {
-    if (transcript::role() == transcript::Role::Plain) return value;
     if constexpr (std::is_same_v<T, bool>) {
         unsigned char b = value ? 1 : 0;
         transcript::exchange("bool", &b, 1);
@@ -99,12 +113,14 @@ std::uint32_t input_seed();
 void set_input_seed(std::uint32_t seed);
 
 /// An instructor's hidden shapes for `lesson` from the file given with --hidden-shapes, each with
-/// `N` numbers. The file holds lines "LESSON n1 n2 ..." ('#' starts a comment), for example
+/// `n` numbers. The file holds lines "LESSON n1 n2 ..." ('#' starts a comment), for example
 ///     02_shared_transpose 513 77
 ///     04_reduction 1000003
 ///     05_tiled_matmul 129 65 33
-/// A line for `lesson` with another count of numbers, or a number outside [1, max], throws
-/// UsageError naming the file and line. Without --hidden-shapes: empty.
+/// Every line must name a lesson of lessons/lessons.txt and have as many numbers as that file says,
+/// each a whole number from 1 up, and a shape of `lesson` no number above `max`: else UsageError,
+/// naming the file and line. Without --hidden-shapes: empty. A check that asks with an `n` other
+/// than lessons.txt's for its lesson is a bug of the course: std::logic_error.
 std::vector<std::vector<long long>> hidden_shapes(const std::string& lesson, std::size_t n, long long max);
 void set_hidden_shapes_file(const std::string& path);
 

@@ -1,8 +1,8 @@
 # make_student_pack.cmake — the course without its solutions, as one archive for students:
 # the exercises, every lesson's README (made for the pack, see below) and check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
-# quote. No lessons/NN_name/main.cu, nothing for grading, no profiler scripts (they run the
-# lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
+# quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
+# from grading/), no profiler scripts (they run the lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
 # companion, lessons/05_tiled_matmul/going_further/, goes in whole but for its profiler script: it
 # has no exercise (reading past the lesson, no solution to hide), so its main.cu is packed and
 # built as in the course. The CMake build of the pack builds and checks the exercises (and the
@@ -27,6 +27,11 @@ file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/cmake" "
      DESTINATION "${stage}")
 file(COPY "${root}/scripts/exercises.sh" "${root}/scripts/run_lessons.cmake" DESTINATION "${stage}/scripts")
 file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts")  # the check workflow's closing line
+# The checks' harness in grading/ (its C++ half: the JSON verdict and the transcript seam the checks
+# link), never the grader itself; and the list of lessons CMakeLists.txt builds from.
+file(GLOB harness "${root}/grading/*.hpp" "${root}/grading/*.cpp")
+file(COPY ${harness} DESTINATION "${stage}/grading")
+file(COPY "${root}/lessons/lessons.txt" DESTINATION "${stage}/lessons")
 # The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
 # the charts they show.
 foreach(file lessons.txt ncu.txt sanitizers.txt racecheck_racy.txt results.csv plots)
