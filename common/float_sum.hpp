@@ -1,12 +1,22 @@
 // float_sum.hpp — what lesson 04 and its going-further companion both need to judge a float sum:
-// the bound that says how far a correct one may be from the double reference, and the check that
-// applies it. Host-only.
+// the CPU loop (sum_cpu<double> is the reference), the bound that says how far a correct sum may be
+// from it, the depth of each shape of sum that the bound needs, and the check that applies it.
+// Host-only.
 #pragma once
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
+
+/// The loop everyone writes first, with the accumulator type as the only choice. Sequential: without
+/// -ffast-math the compiler may not reorder float additions. The reference is sum_cpu<double>.
+template <class Accumulator>
+Accumulator sum_cpu(const std::vector<float>& x) {
+    Accumulator sum = 0;
+    for (float v : x) sum += v;
+    return sum;
+}
 
 /// sum |x_i|, which scales the bound below.
 inline double sum_abs_cpu(const std::vector<float>& x) {
@@ -24,6 +34,17 @@ inline double sum_abs_cpu(const std::vector<float>& x) {
 inline double sum_error_bound(long long depth, long long n, double sum_abs) {
     auto gamma = [](double k, double u) { return k * u < 1 ? k * u / (1 - k * u) : INFINITY; };
     return (gamma(static_cast<double>(depth), 0x1p-24) + gamma(static_cast<double>(n), 0x1p-53)) * sum_abs;
+}
+
+constexpr long long kBlockDepth = 10;  // a sum across one block of <= 1024 threads: 2^10
+constexpr long long kVec4Depth = 4;    // (x + y) + (z + w), plus a head and a tail element
+
+/// Depth of a grid-stride sum: the thread's loop, the block's sum, then the blocks combined
+/// either by `grid` atomics in a row or by a last block (a short loop and one more block sum).
+inline long long grid_stride_depth(long long n, long long grid, int threads, bool last_block) {
+    auto div_up = [](long long a, long long b) { return (a + b - 1) / b; };
+    const long long loop = div_up(n, grid * threads) + kVec4Depth;
+    return loop + kBlockDepth + (last_block ? div_up(grid, threads) + kBlockDepth : grid);
 }
 
 struct SumCheck {

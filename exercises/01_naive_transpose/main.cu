@@ -99,7 +99,7 @@ __global__ void copy_float4_4_per_thread(const float* __restrict__ in, float* __
     }
 }
 
-/// The source's naive kernel: threadIdx.x picks the *row* of the input. Neighbouring threads of
+/// The tutorial's naive kernel: threadIdx.x picks the *row* of the input. Neighbouring threads of
 /// a warp read elements one whole row (cols * 4 bytes) apart: strided reads. They write
 /// out[col * rows + row] at consecutive addresses: coalesced writes.
 __global__ void transpose_naive_strided_reads(const float* __restrict__ in, float* __restrict__ out, int rows,

@@ -49,7 +49,7 @@ struct MatrixView {
 // ---------------------------------------------------------------- kernels
 // C (M x N) = A (M x K) * B (K x N), all row-major fp32. Every kernel handles any M, N, K >= 1.
 
-constexpr int kNaiveBlock = 16;  // 16 x 16 threads, as in the sources
+constexpr int kNaiveBlock = 16;  // 16 x 16 threads, as in the documents
 
 /// One thread, one element of C: K loads of A (along a row) and K loads of B (down a column).
 /// Neighbouring threads (threadIdx.x) share the A element and read consecutive B elements.

@@ -3,7 +3,7 @@
 // into a 64 x 64 tile laid out like the output, its 16-byte columns XOR-swizzled so that neither
 // phase has bank conflicts: a quarter of the shared-memory instructions of lesson 02's float4
 // kernel, in both block orders. Then, apart, the latency of one load from shared memory, L1, L2
-// and device memory (a pointer chase), beside the figures the source documents give.
+// and device memory (a pointer chase), beside the figures the documents give.
 // Leaves out: what lesson 02 teaches (read it first), and bank arithmetic in depth (lesson 06).
 // Read next: lessons/03_dynamic_shared; CUDA C++ Programming Guide, "Shared Memory".
 #include "float4.cuh"

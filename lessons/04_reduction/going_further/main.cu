@@ -1,15 +1,18 @@
-// Lesson 04, going further — two broken barriers, and what the tools and this GPU make of them.
-// What it shows: lesson 04's shared-memory tree twice, each with its barrier wrong: left out of
-// the loop (a race: compute-sanitizer --tool racecheck reports it, whatever sum comes out), and
-// moved inside `if (t < stride)` (a barrier only some threads reach: undefined, which synccheck
-// reports; the program waits at most 20 s in case the block hangs). Each runs once, and its
-// answer is reported, not judged: a broken kernel may return the right sum.
+// Lesson 04, going further — what the documents claim about a sum, run: a float loop on the CPU,
+// one atomicAdd per element against it, and two broken barriers under compute-sanitizer.
+// What it shows: the CPU loop in float stops growing at 2^24 (floats there are 2 apart) while the
+// double loop, the lesson's reference, does not; one atomicAdd per element (the Parallel Patterns
+// blog's "6x faster than the CPU") timed beside one CPU core; lesson 04's tree with its barrier
+// left out (a race: racecheck reports it, whatever sum comes out) and moved inside
+// `if (t < stride)` (undefined: synccheck reports it; the program waits at most 20 s in case the
+// block hangs). A broken kernel's answer is reported, not judged: it may be right.
 // Leaves out: the working reductions (lesson 04), grid-wide sync (cooperative launches).
 // Read next: lessons/05_tiled_matmul; CUDA C++ Programming Guide, "Synchronization Functions";
 // the compute-sanitizer documentation (racecheck, synccheck).
 #include "float_sum.hpp"
 #include "lesson.cuh"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,15 +20,21 @@
 #include <thread>
 #include <vector>
 
-constexpr int kBlock = 256;             // threads per block, as in lesson 04
-constexpr long long kBlockDepth = 10;   // the depth lesson 04 allows a block's sum (<= 1024 threads: 2^10)
+constexpr long long kDefaultN = 1LL << 26;  // as lesson 04: 256 MiB
+constexpr int kBlock = 256;                 // threads per block, as in lesson 04
 
-/// The atomic kernels add into *out: zero it first.
+/// The kernels add into *out: zero it first.
 template <class Kernel>
 void zero_then_launch(Kernel kernel, unsigned grid, const float* in, long long n, float* out) {
     CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float)));
     kernel<<<grid, kBlock>>>(in, n, out);
     CUDA_CHECK_LAUNCH();
+}
+
+/// Lesson 04's step 1: every thread adds its element straight into the result, one at a time.
+__global__ void reduce_atomic_per_element(const float* __restrict__ in, long long n, float* out) {
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(out, in[i]);
 }
 
 // ---------------------------------------------------------------- the broken kernels
@@ -129,26 +138,74 @@ int divergent_barrier_demo(const std::vector<float>& host_in, double reference, 
 // ---------------------------------------------------------------- the program
 
 int lesson(int argc, char** argv) {
-    long long n = 4096;
+    long long n = kDefaultN;
     bool racy = false, divergent = false;
+    course::TimingOptions timing;
     course::Cli cli("04_reduction_going_further",
-                    "Runs lesson 04's tree once with its barrier left out, once with it inside a branch, "
-                    "and reports what each returned (run it under compute-sanitizer).");
-    cli.option("--n", &n, "number of floats to sum", 1, 1LL << 28)
-        .flag("--racy", &racy, "run only the tree with the missing barrier (for racecheck)")
-        .flag("--divergent-barrier", &divergent, "run only the tree whose barrier only some threads reach (for synccheck)");
+                    "Sums n floats on the CPU in float and in double, times one atomicAdd per element against "
+                    "the float loop, then runs lesson 04's tree with a missing and with a divergent barrier.");
+    cli.option("--n", &n, "number of floats to sum (2^26 = 256 MiB)", 1, 2147483647)
+        .flag("--racy", &racy, "after the CPU sums, run only the tree with the missing barrier (for racecheck)")
+        .flag("--divergent-barrier", &divergent,
+              "after the CPU sums, run only the tree whose barrier only some threads reach (for synccheck)");
+    course::add_timing_options(cli, timing);
     if (!cli.parse(argc, argv)) return course::kExitOk;
-    if (racy && divergent) throw course::UsageError("--racy and --divergent-barrier each run one demo: give one of them, or neither for both");
+    if (racy && divergent) throw course::UsageError("--racy and --divergent-barrier each run one demo: give one of them");
+    if (racy || divergent) cli.note_ignored(racy ? "--racy" : "--divergent-barrier", {"--warmup", "--repeats"});
+    cli.note_ignored("this program (it prints no results table)", {"--csv"});
 
-    // The same input as lesson 04: values in [0, 1), and the double loop as the reference.
+    // Whether the GPU part can run is known before the CPU part starts. Without a GPU the CPU sums
+    // still run, up to the default size: for a larger n, filling gigabytes on the host only to say
+    // then that there is no GPU would take long and could exhaust a small machine's memory.
+    const std::string no_gpu = course::gpu_unavailable_reason();
+    if (!no_gpu.empty() && n > kDefaultN)
+        throw course::NoGpuError(no_gpu + "; without a GPU the CPU sums run only up to --n " + std::to_string(kDefaultN));
+    if (no_gpu.empty()) course::require_device_memory(4.0 * n + (1 << 20), std::to_string(n) + " floats");
+
+    // The same input as lesson 04: values in [0, 1), all positive, so the float loop's stall shows.
     const std::vector<float> host_in = course::random_floats(static_cast<std::size_t>(n), 404, 0.0f, 1.0f);
-    double reference = 0;
-    for (float v : host_in) reference += v;
     const double sum_abs = sum_abs_cpu(host_in);
-    course::require_gpu();
+    auto host_ms = [](auto&& work) {  // a host timer, one run each: the loops are long enough
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    };
+    float cpu_float = 0;
+    double reference = 0;
+    const double cpu_float_ms = host_ms([&] { cpu_float = sum_cpu<float>(host_in); });
+    const double cpu_double_ms = host_ms([&] { reference = sum_cpu<double>(host_in); });
+    std::printf("CPU, one core: float accumulator %.9g, double accumulator %.9g\n", cpu_float, reference);
+
+    // Everything above ran on the CPU; from here on the GPU is needed.
+    if (!no_gpu.empty()) throw course::NoGpuError(no_gpu);
     course::print_device_report(course::query_device());
-    if (!divergent) racy_demo(host_in, reference, sum_abs);
-    return racy ? course::kExitOk : divergent_barrier_demo(host_in, reference, sum_abs);
+    if (racy) return racy_demo(host_in, reference, sum_abs);
+    if (divergent) return divergent_barrier_demo(host_in, reference, sum_abs);
+
+    // Lesson 04's table had these rows first (no ceiling here: the ladder and CUB are the lesson's).
+    course::ResultsTable table("sum of " + std::to_string(n) + " floats in [0, 1); GPU: median of " +
+                                   std::to_string(timing.repeats) + " runs; CPU: host timer, one run; GB/s of bytes read",
+                               "GB/s");
+    const double bytes_read = 4.0 * n;
+    const SumCheck float_check = check_sum(cpu_float, reference, sum_abs, n, n);
+    table.add("CPU loop, float accumulator", cpu_float_ms, course::gb_per_s(bytes_read, cpu_float_ms), float_check.text);
+    table.add("CPU loop, double accumulator (the reference)", cpu_double_ms, course::gb_per_s(bytes_read, cpu_double_ms), "-");
+    course::DeviceBuffer<float> in(host_in), out(1);
+    auto atomic_sum = [&] { zero_then_launch(reduce_atomic_per_element, course::ceil_div(n, kBlock), in.data(), n, out.data()); };
+    out.poison();  // a kernel that never writes the result leaves a NaN, which fails
+    atomic_sum();
+    const SumCheck atomic_check = check_sum(out.to_host()[0], reference, sum_abs, n, n);
+    const double atomic_ms = course::time_gpu(atomic_sum, timing.warmup, timing.repeats).median_ms;
+    table.add("atomic_per_element (+memset)", atomic_ms, course::gb_per_s(bytes_read, atomic_ms), atomic_check.text);
+    table.print();
+    std::printf("\nOne atomicAdd per element: %.3f ms on the GPU; the float loop: %.3f ms on one CPU core "
+                "(host timer).\nHere the atomic version is %.1fx %s than the CPU.\n",
+                atomic_ms, cpu_float_ms, std::max(atomic_ms, cpu_float_ms) / std::min(atomic_ms, cpu_float_ms),
+                atomic_ms > cpu_float_ms ? "slower" : "faster");
+    if (!atomic_check.pass) return course::kExitFailed;
+
+    racy_demo(host_in, reference, sum_abs);
+    return divergent_barrier_demo(host_in, reference, sum_abs);
 }
 
 #ifndef COURSE_NO_MAIN
