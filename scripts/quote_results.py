@@ -29,12 +29,15 @@ What a marker may say (a Python expression of these functions, numbers, strings,
       (section None: the whole file), as printed: raw("h200/lessons.txt", "02_shared_transpose",
       "DRAM, random inside 2 MiB pieces", 4) -> "336.0"
   grep(file, regex, group=1, nth=1)             a group of the nth match of a regular expression in results/FILE
-  ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` in an Nsight
-      Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
+  ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` (the start of
+      its name: "reduce_tree_shared<1>", "cub::DeviceReduceKernel") in an Nsight Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
   lines(file, section, start, end=None)         block: the lines from the first line containing `start`
       (in that section) to the first line after it containing `end`, or to the next blank line;
       blocks add up with +, ["..."] is a line of its own
+  rows(file, section, [label, ...], after=None)  block: for each label, the first line that starts with it
+      (after the first line containing `after`)
   fence(lines)                                  those lines in a code fence; text(...) is fence(lines(...))
+  A block's lines are indented like its q-begin marker (for a block inside a list item).
   summary(run, run, ...)                        block: a Markdown table, per lesson of the first run, of
       its ceiling and its slowest and fastest step, with the same rows of the other runs
   f(value, spec)                                a number formatted with a format spec: f(pct(...) - pct(...), ".1f")
@@ -55,7 +58,7 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 INLINE = re.compile(r"<!-- q: (.+?) -->(.*?)<!-- /q -->")
-BEGIN = re.compile(r"^<!-- q-begin: (.+) -->\s*$")
+BEGIN = re.compile(r"^(\s*)<!-- q-begin: (.+) -->\s*$")
 END = "<!-- q-end -->"
 NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".wt", ".deps"}
@@ -100,8 +103,8 @@ class Sources:
     """Reads results/ lazily and answers the marker functions."""
 
     def __init__(self, root):
-        self.root = root
-        self.results = os.path.join(root, "results")
+        self.root = os.path.abspath(root)
+        self.results = os.path.join(self.root, "results")
         self.cache = {}
 
     def _read(self, rel):
@@ -200,7 +203,8 @@ class Sources:
 
     def ncu(self, file, section, kernel, metric, nth=1):
         lines = self._section(file, section).split("\n")
-        launches = [i for i, line in enumerate(lines) if re.match(r"^  " + re.escape(kernel) + r"[(<]", line)]
+        launches = [i for i, line in enumerate(lines) if ", Context " in line
+                    and re.match(r"^  (?:void )?" + re.escape(kernel) + r"(?![\w:])", line)]
         where = f"results/{file}" + (f", section {section}" if section else "")
         if len(launches) < nth:
             raise QuoteError(f"{where}: {len(launches)} profiled launches of {kernel}, not {nth}")
@@ -274,6 +278,25 @@ class Sources:
                 raise QuoteError(f"{where}: no line contains '{end}' after '{start}'")
         return out
 
+    def rows(self, file, section, labels, after=None):
+        """Block: for each label, the first line (after the first line containing `after`, if
+        given) that starts with it once indented."""
+        lines = self._section(file, section).split("\n")
+        where = f"results/{file}" + (f", section {section}" if section else "")
+        if after is not None:
+            first = next((i for i, line in enumerate(lines) if after in line), None)
+            if first is None:
+                raise QuoteError(f"{where}: no line contains '{after}'")
+            lines = lines[first:]
+        out = []
+        for label in labels:
+            hit = next((line for line in lines if line.strip().startswith(label)
+                        and (len(line.strip()) == len(label) or not line.strip()[len(label)].isalnum())), None)
+            if hit is None:
+                raise QuoteError(f"{where}: no line starts with '{label}'" + (f" after '{after}'" if after else ""))
+            out.append(hit.rstrip())
+        return out
+
     def text(self, file, section, start, end=None):
         return fence(self.lines(file, section, start, end))
 
@@ -292,7 +315,7 @@ def f(value, spec):
 def evaluate(expr, sources):
     """Evaluates a marker's expression: calls of the functions above, constants, + - * /."""
     funcs = {"pct": sources.pct, "rate": sources.rate, "ms": sources.ms, "raw": sources.raw,
-             "grep": sources.grep, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "fence": fence,
+             "grep": sources.grep, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
              "summary": sources.summary, "f": f}
     ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
@@ -354,13 +377,15 @@ def render_file(path, text, sources, errors, listing=None):
                 out.append(line)
                 i += 1
                 continue
+            indent, expr = m.group(1), m.group(2)
             try:
-                block = evaluate(m.group(1), sources)
-                if not isinstance(block, list):
-                    raise QuoteError(f"'{m.group(1)}' is not a block (use text(...))")
+                block = evaluate(expr, sources)
+                if not isinstance(block, list) or not all(isinstance(b, str) for b in block):
+                    raise QuoteError(f"'{expr}' is not a block (use text(...))")
                 if listing is not None:
-                    listing.append(f"{rel}:{i + 1}: {m.group(1)} -> {len(block)} lines")
-                out += [line] + block + [lines[end]]
+                    listing.append(f"{rel}:{i + 1}: {expr} -> {len(block)} lines")
+                # A block inside a list item is indented like its begin marker.
+                out += [line] + [(indent + b).rstrip() for b in block] + [lines[end]]
             except QuoteError as e:
                 errors.append(f"{rel}:{i + 1}: {e}")
                 out += lines[i:end + 1]
