@@ -43,6 +43,9 @@ What a marker may say (a Python expression of these functions, numbers, strings,
   summary(run, run, ...)                        block: a Markdown table, per lesson of the first run, of
       its ceiling and its slowest and fastest step, with the same rows of the other runs
   f(value, spec)                                a number formatted with a format spec: f(pct(...) - pct(...), ".1f")
+  smallest(a, b, ...), largest(a, b, ...)       the smallest or largest of several figures, as printed
+  shown(figure)                                 the figure as printed (87.8 for 87.8393%), so that a difference
+      of two shown figures is the difference a reader computes: f(shown(pct(...)) - shown(pct(...)), ".1f")
 A number from pct/rate/ms/raw/grep/ncu keeps its printed text; arithmetic on them gives a plain
 number, which must be formatted with f(). Anything that cannot be traced (no such file, row,
 section, label or metric; a row named twice) is an error: the figure is left as it was and the
@@ -309,6 +312,21 @@ def fence(lines):
     return ["```"] + lines + ["```"]
 
 
+def shown(value):
+    """The number as the README shows it (87.8 for 87.8393%): differences of shown figures add up."""
+    if not isinstance(value, Num):
+        raise QuoteError("shown() takes a figure")
+    return to_float(value.text.rstrip("%"))
+
+
+def smallest(*figures):
+    return min(figures, key=lambda x: x.value if isinstance(x, Num) else x)
+
+
+def largest(*figures):
+    return max(figures, key=lambda x: x.value if isinstance(x, Num) else x)
+
+
 def f(value, spec):
     v = value.value if isinstance(value, Num) else value
     return Num(v, format(v, spec))
@@ -318,7 +336,8 @@ def evaluate(expr, sources):
     """Evaluates a marker's expression: calls of the functions above, constants, + - * /."""
     funcs = {"pct": sources.pct, "rate": sources.rate, "ms": sources.ms, "raw": sources.raw,
              "grep": sources.grep, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
-             "summary": sources.summary, "f": f}
+             "summary": sources.summary, "f": f, "shown": shown,
+             "smallest": smallest, "largest": largest}
     ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
 

@@ -363,7 +363,7 @@ double shared_cap_gbs(int fill_wavefronts, int drain_wavefronts, int sms, double
 /// By value: callers often pass a temporary probe_table(), which a reference would outlive.
 Probe probe_named(const std::vector<Probe>& probes, const std::string& name) {
     const auto it = std::find_if(probes.begin(), probes.end(), [&](const Probe& p) { return p.name == name; });
-    if (it == probes.end()) throw course::UsageError("unknown probe '" + name + "' (see --list-probes)");
+    if (it == probes.end()) throw course::UsageError("unknown probe '" + name + "' (see 06_bank_conflicts_probes --list)");
     return *it;
 }
 /// Host only: the maps and the model's verdict on every pattern the lesson uses.
@@ -371,10 +371,10 @@ void print_model_section() {
     std::printf("== the bank model: which wavefront serves each lane, lanes down, banks across ==\n");
     print_maps("32x32 float tile, column 0", scalar_tile_access<UnpaddedTile<32>>().drain, "32x33 float tile, column 0",
                scalar_tile_access<PaddedTile<32>>().drain, 4);
-    std::printf("  %-24s %6s %11s %10s\n", "probe (06_bank_conflicts_probes)", "width", "wavefronts", "conflicts");
+    std::printf("  %-26s %6s %11s %10s\n", "probe", "width", "wavefronts", "conflicts");
     for (const Probe& p : probe_table()) {
         const BankReport r = bank_model(p.addr, p.width);
-        std::printf("  %-24s %6d %11d %10d\n", p.name.c_str(), p.width, r.wavefronts, r.conflicts());
+        std::printf("  %-26s %6d %11d %10d\n", p.name.c_str(), p.width, r.wavefronts, r.conflicts());
     }
     std::printf("\n");
 }
