@@ -5,6 +5,8 @@
     scripts/quote_results.py --check    change nothing; print a diff and exit 1 where a README
                                         disagrees with what it would write
     scripts/quote_results.py --list     print each marker, its file and what it resolves to
+    scripts/quote_results.py --untraced list the figures (a number with a decimal point and a unit, or
+                                        a percentage) that no marker traces yet; changes nothing
 
 A figure sits between two HTML comments (invisible on GitHub and on the course site); the first
 says where it comes from:
@@ -29,6 +31,8 @@ What a marker may say (a Python expression of these functions, numbers, strings,
       (section None: the whole file), as printed: raw("h200/lessons.txt", "02_shared_transpose",
       "DRAM, random inside 2 MiB pieces", 4) -> "336.0"
   grep(file, regex, group=1, nth=1)             a group of the nth match of a regular expression in results/FILE
+  total(file, regex)                            the sum of every group of every match (print it with f())
+  count(file, regex)                            how many lines match
   ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` (the start of
       its name: "reduce_tree_shared<1>", "cub::DeviceReduceKernel") in an Nsight Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
   lines(file, section, start, end=None)         block: the lines from the first line containing `start`
@@ -41,6 +45,10 @@ What a marker may say (a Python expression of these functions, numbers, strings,
   summary(run, run, ...)                        block: a Markdown table, per lesson of the first run, of
       its ceiling and its slowest and fastest step, with the same rows of the other runs
   f(value, spec)                                a number formatted with a format spec: f(pct(...) - pct(...), ".1f")
+  rounded(figure, d)                            a printed figure to d decimals, half up (18.15 -> 18.2)
+  smallest(a, b, ...), largest(a, b, ...)       the smallest or largest of several figures, as printed
+  shown(figure)                                 the figure as printed (87.8 for 87.8393%), so that a difference
+      of two shown figures is the difference a reader computes: f(shown(pct(...)) - shown(pct(...)), ".1f")
 A number from pct/rate/ms/raw/grep/ncu keeps its printed text; arithmetic on them gives a plain
 number, which must be formatted with f(). Anything that cannot be traced (no such file, row,
 section, label or metric; a row named twice) is an error: the figure is left as it was and the
@@ -201,6 +209,20 @@ class Sources:
         except ValueError:
             raise QuoteError(f"results/{file}: /{regex}/ group {group} is '{token}', not a number")
 
+    def total(self, file, regex):
+        """The sum of every group of every match (a column of a log added up)."""
+        matches = list(re.finditer(regex, self._read(file), re.M))
+        if not matches:
+            raise QuoteError(f"results/{file}: no match of /{regex}/")
+        try:
+            return sum(to_float(g) for m in matches for g in (m.groups() or (m.group(0),)))
+        except ValueError:
+            raise QuoteError(f"results/{file}: /{regex}/ matches something that is not a number")
+
+    def count(self, file, regex):
+        n = len(re.findall(regex, self._read(file), re.M))
+        return Num(n, str(n))
+
     def ncu(self, file, section, kernel, metric, nth=1):
         lines = self._section(file, section).split("\n")
         launches = [i for i, line in enumerate(lines) if ", Context " in line
@@ -307,6 +329,29 @@ def fence(lines):
     return ["```"] + lines + ["```"]
 
 
+def shown(value):
+    """The number as the README shows it (87.8 for 87.8393%): differences of shown figures add up."""
+    if not isinstance(value, Num):
+        raise QuoteError("shown() takes a figure")
+    return to_float(value.text.rstrip("%"))
+
+
+def rounded(value, d):
+    """A figure to d decimals, half up from the text it was printed with (18.15 -> 18.2)."""
+    if not isinstance(value, Num):
+        raise QuoteError("rounded() takes a figure")
+    text = fixed(value.text.rstrip("%").replace(",", ""), d)
+    return Num(float(text), text)
+
+
+def smallest(*figures):
+    return min(figures, key=lambda x: x.value if isinstance(x, Num) else x)
+
+
+def largest(*figures):
+    return max(figures, key=lambda x: x.value if isinstance(x, Num) else x)
+
+
 def f(value, spec):
     v = value.value if isinstance(value, Num) else value
     return Num(v, format(v, spec))
@@ -315,8 +360,9 @@ def f(value, spec):
 def evaluate(expr, sources):
     """Evaluates a marker's expression: calls of the functions above, constants, + - * /."""
     funcs = {"pct": sources.pct, "rate": sources.rate, "ms": sources.ms, "raw": sources.raw,
-             "grep": sources.grep, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
-             "summary": sources.summary, "f": f}
+             "grep": sources.grep, "total": sources.total, "count": sources.count, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
+             "summary": sources.summary, "f": f, "shown": shown,
+             "smallest": smallest, "largest": largest, "rounded": rounded}
     ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
 
@@ -410,6 +456,28 @@ def render_file(path, text, sources, errors, listing=None):
     return "\n".join(out)
 
 
+FIGURE = re.compile(r"(?<![\w.`/^-])\d[\d,]*\.\d+ ?(?:%|(?:GB/s|TB/s|TFLOP/s|ms|µs|us|ns|cycles|x|s|MB|GB|KB|MHz|GHz|points)\b)")
+
+
+def untraced(path, text):
+    """The figures of one file outside markers, code and console blocks, as 'file:line: figure'."""
+    out, fence, block = [], False, False
+    for n, line in enumerate(text.split("\n"), 1):
+        if BEGIN.match(line):
+            block = True
+        elif line.strip() == END:
+            block = False
+            continue
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence or block:
+            continue
+        bare = re.sub(r"`[^`]*`", "", INLINE.sub("", line))
+        out += [f"{path}:{n}: {m.group(0)}" for m in FIGURE.finditer(bare)]
+    return out
+
+
 def markdown_files(root):
     for d, dirs, files in os.walk(root):
         dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("build"))
@@ -422,6 +490,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="change nothing; diff and exit 1 on any difference")
     ap.add_argument("--list", action="store_true", help="print every marker and what it resolves to")
+    ap.add_argument("--untraced", action="store_true", help="list the figures no marker traces yet")
     ap.add_argument("--root", default=ROOT, help="the course's repository (default: the one holding this script)")
     ap.add_argument("files", nargs="*", help="Markdown files (default: every .md file of the repository)")
     args = ap.parse_args(argv)
@@ -430,6 +499,15 @@ def main(argv=None):
         print(f"quote_results.py: {root} has no results/ folder", file=sys.stderr)
         return 2
     sources = Sources(root)
+    if args.untraced:
+        found = []
+        readmes = [p for p in markdown_files(root) if os.path.basename(p) == "README.md"
+                   or os.path.relpath(p, root).startswith("docs" + os.sep)]
+        for path in ([os.path.abspath(p) for p in args.files] or readmes):
+            with open(path, encoding="utf-8") as fh:
+                found += untraced(os.path.relpath(path, root), fh.read())
+        print("\n".join(found + [f"quote_results.py: {len(found)} figure(s) without a marker"]))
+        return 0
     errors, listing, changed, markers = [], ([] if args.list else None), [], 0
     for path in ([os.path.abspath(p) for p in args.files] or markdown_files(root)):
         with open(path, encoding="utf-8") as fh:

@@ -138,6 +138,13 @@ class QuoteResultsTest(unittest.TestCase):
         self.assertIn('-->540.2<!-- /q --> GB/s', text)
         self.assertIn('-->270.00<!-- /q --> MB', text)
 
+    def test_total_and_count_add_up_a_log(self):
+        rc, text, err = self.fill(marker('f(total("gpua/lessons.txt", r"^  DRAM, random +1 GiB +[0-9]+ +([0-9.]+)"), ".1f")')
+                                  + " " + marker('count("gpua/lessons.txt", r"DRAM, random")') + "\n")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("-->1665.0<!-- /q --> ", text)  # 665.1 + 999.9
+        self.assertIn("-->2<!-- /q -->", text)
+
     def test_arithmetic_needs_a_format(self):
         expr = 'pct("gpua", "01", "fast") - pct("gpua", "01", "slow, one float")'
         rc, text, err = self.fill(marker(f'f({expr}, ".1f")') + "\n")
@@ -209,6 +216,18 @@ class QuoteResultsTest(unittest.TestCase):
                 self.assertIn("README.md:1:", err)
                 self.assertIn(message, err)
                 self.assertIn("-->1.0%<!-- /q -->", text)
+
+    def test_untraced_lists_figures_outside_markers(self):
+        self.repo.write("README.md", "traced " + marker('pct("gpua", "01", "fast")', "97.9%")
+                        + ", not traced 41.5% and 1668.8 GB/s, `3.5 ms` is code\n```\n12.5 ms\n```\n")
+        rc, out, err = self.repo.run("--untraced")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("README.md:1: 41.5%", out)
+        self.assertIn("README.md:1: 1668.8 GB/s", out)
+        self.assertNotIn("97.9", out)
+        self.assertNotIn("3.5 ms", out)
+        self.assertNotIn("12.5", out)
+        self.assertIn("2 figure(s) without a marker", out)
 
     def test_unbalanced_markers_are_errors(self):
         rc, text, err = self.fill("<!-- q-begin: summary(\"gpua\") -->\nno end\n")
