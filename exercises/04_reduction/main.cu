@@ -355,8 +355,7 @@ int lesson(int argc, char** argv) {
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
 
-    // Values in [0, 1), like probabilities or pixel intensities (check.cu also tests both signs).
-    // The reference is the double loop; going_further/ times it beside the float loop.
+    // Values in [0, 1) (check.cu also tests both signs); the reference is the double CPU loop.
     const std::vector<float> host_in = course::random_floats(static_cast<std::size_t>(n), 404, 0.0f, 1.0f);
     const double sum_abs = sum_abs_cpu(host_in), reference = sum_cpu<double>(host_in);
 

@@ -196,8 +196,7 @@ __global__ void __launch_bounds__(kThreads)
         __threadfence();  // and the reads below come after the count (an acquire): the last block reads every partial
     }
     __syncthreads();  // also orders block_sum_shuffle's shared reads before its reuse below
-    // A barrier inside a branch is only defined if the whole block takes the same way. is_last is
-    // the same for every thread of the block, so the barriers in block_sum_shuffle are safe.
+    // is_last is the same in the whole block, so block_sum_shuffle's barriers below are reached by all.
     if (!is_last) return;
     float v = 0.0f;
     for (unsigned b = threadIdx.x; b < gridDim.x; b += kThreads) v += __ldcg(&partials[b]);  // from L2
@@ -388,8 +387,7 @@ int lesson(int argc, char** argv) {
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
 
-    // Values in [0, 1), like probabilities or pixel intensities (check.cu also tests both signs).
-    // The reference is the double loop; going_further/ times it beside the float loop.
+    // Values in [0, 1) (check.cu also tests both signs); the reference is the double CPU loop.
     const std::vector<float> host_in = course::random_floats(static_cast<std::size_t>(n), 404, 0.0f, 1.0f);
     const double sum_abs = sum_abs_cpu(host_in), reference = sum_cpu<double>(host_in);
 
