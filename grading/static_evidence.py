@@ -289,6 +289,18 @@ def judge(rubric, facts):
     return rows
 
 
+def short_name(name):
+    """The kernel's name without its parameter list: `void f<(E)1>(float*, int)` -> `void f<(E)1>`."""
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            return name[:i]
+    return name
+
+
 def report(rows, out=None):
     """The table `scripts/exercises.sh check` shows. Returns True when no required rule fell short."""
     out = out or sys.stdout
@@ -299,7 +311,7 @@ def report(rows, out=None):
             all_required_met = False
         yours = "-" if r["yours"] is None else str(r["yours"])
         solution = "-" if r["solution"] is None else str(r["solution"])
-        print(f"  [{mark:5}] {r['kernel'].split('(')[0][:40]:40} {r['label']:28} yours {yours:>6}   solution {solution:>6}", file=out)
+        print(f"  [{mark:5}] {short_name(r['kernel'])[:40]:40} {r['label']:30} yours {yours:>6}   solution {solution:>6}", file=out)
         if r["status"] != "ok" and r["words"]:
             print(f"          {r['words']}", file=out)
     return all_required_met

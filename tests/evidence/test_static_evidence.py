@@ -34,7 +34,7 @@ def facts_of(case):
 def shortfalls(case):
     """{(kernel without its parameters, fact label)} of every rule the case falls short of."""
     rows = se.judge(rubric_of(case[:2]), facts_of(case))
-    return {(r["kernel"].split("(")[0], r["label"]) for r in rows if r["status"] in ("short", "missing")}
+    return {(se.short_name(r["kernel"]), r["label"]) for r in rows if r["status"] in ("short", "missing")}
 
 
 @unittest.skipUnless(shutil.which("c++filt"), "c++filt (binutils) is needed to read kernel names")
@@ -42,7 +42,7 @@ class RecordedBuilds(unittest.TestCase):
     def test_parsing_reads_every_lesson_kernel(self):
         facts = facts_of("05_solution")
         self.assertEqual(facts["arch"], "sm_90")
-        by_name = {k["name"].split("(")[0]: k for k in facts["kernels"].values()}
+        by_name = {se.short_name(k["name"]): k for k in facts["kernels"].values()}
         self.assertEqual(by_name["void matmul_tiled<16>"]["shared"], 3072)
         self.assertEqual(by_name["void matmul_tiled<32>"]["shared"], 9216)
         self.assertEqual(by_name["matmul_register_tiled"]["regs"], 128)
@@ -114,6 +114,12 @@ class Parsing(unittest.TestCase):
         masks = se.parse_ptx_shuffle_masks(ptx)
         self.assertEqual(masks["_Z1av"], [0xFFFFFFFF, 0xFFFF, 0xFFFF, None])
         self.assertEqual(masks["_Z1bv"], [0xFFFFFFFF])
+
+    def test_short_names_keep_template_arguments(self):
+        self.assertEqual(se.short_name("void reduce_tree_shared<(Finish)0>(float const*, long long, float*)"),
+                         "void reduce_tree_shared<(Finish)0>")
+        self.assertEqual(se.short_name("matmul_naive(float const*, int)"), "matmul_naive")
+        self.assertEqual(se.short_name("_Z1kv"), "_Z1kv")
 
     def test_sass_counts_opcodes_and_their_modifiers(self):
         sass = ("\tFunction : _Z1kv\n"
