@@ -5,6 +5,7 @@
 #   cmake -DCHECK=ON -P scripts/make_exercises.cmake   write nothing; name every exercise that differs from what
 #                                                      its lesson generates, exit non-zero if one does
 #   cmake -DINPUT=in.cu -DOUTPUT=out.cu -P scripts/make_exercises.cmake    one file (the generator's tests)
+#   cmake -DLESSON=NN_name -DOUTPUT=out.cu -P scripts/make_exercises.cmake one exercise, as committed (exercises.sh reset)
 #
 # The markers. A lesson's main.cu stays the complete lesson; the code a student writes is marked
 # by comment lines, each on a line of its own:
@@ -12,6 +13,8 @@
 #   // EXERCISE BEGIN <id>: <what to write, one line>      id: NN.name, e.g. 02.tiled; unique in the file
 #   // EXERCISE TODO: <more of the TODO comment>           any number: details, and what the check tests
 #   // EXERCISE STUB: <a line of code>                     any number: what the exercise has instead
+#   // EXERCISE HINT: <one hint, one line>                 any number, anywhere in the region, in the order
+#                                                          `scripts/exercises.sh hint NN` reveals them
 #   ...the solution, untouched...
 #   // EXERCISE END
 #
@@ -25,7 +28,9 @@
 #   //   <each TODO line>
 #   <each STUB line: the text after "STUB: ", indented like the STUB marker>
 #
-# The course site's `// SITE MODEL BEGIN` / `// SITE MODEL END` lines (site/README.md) are left out.
+# The hints are not in the exercise's main.cu: they go to exercises/NN_name/hints.txt, one
+# `<id>: <hint>` line each, which `scripts/exercises.sh hint NN` shows one at a time (the one-file
+# mode writes them to HINTS, when given). The course site's `// SITE MODEL BEGIN` / `// SITE MODEL END` lines (site/README.md) are left out.
 # Every other line is copied byte for byte. With no STUB lines the region becomes a comment only,
 # so mark the body of a void kernel: it compiles, writes nothing, and the poisoned output makes its
 # checks fail until it is written. A region that must return something gets a STUB line (e.g.
@@ -61,6 +66,7 @@ endfunction()
 # "<display>:<line>: <message>" (and out_var to nothing).
 function(generate_exercise input display out_var error_var)
   set(${out_var} "" PARENT_SCOPE)
+  set(${out_var}_hints "" PARENT_SCOPE)
   set(${error_var} "" PARENT_SCOPE)
   # exercise_todos.txt beside the file: the text of the regions whose BEGIN gives only the id.
   get_filename_component(input_dir "${input}" DIRECTORY)
@@ -94,6 +100,7 @@ function(generate_exercise input display out_var error_var)
     endforeach()
   endif()
   set(todo_used "")
+  set(hints "")
   file(READ "${input}" text)
   escape_code("${text}" text)
   string(REPLACE "\n" ";" lines "${text}")
@@ -159,6 +166,14 @@ function(generate_exercise input display out_var error_var)
         else()
           string(APPEND stub "${indent}${CMAKE_MATCH_2}\n")
         endif()
+      elseif(keyword STREQUAL "HINT")
+        if(NOT in_region)
+          set(fail "EXERCISE HINT outside a region (no EXERCISE BEGIN before it)")
+        elseif(NOT rest MATCHES "^: (.*[^ ].*)$")
+          set(fail "malformed EXERCISE HINT: write `// EXERCISE HINT: one hint, on one line`")
+        else()
+          string(APPEND hints "${id}: ${CMAKE_MATCH_1}\n")
+        endif()
       elseif(keyword STREQUAL "END")
         if(NOT in_region)
           set(fail "EXERCISE END without an EXERCISE BEGIN")
@@ -169,7 +184,7 @@ function(generate_exercise input display out_var error_var)
           string(APPEND out "${todo}${stub}")
         endif()
       else()
-        set(fail "unknown marker EXERCISE ${keyword} (known: BEGIN, TODO, STUB, END)")
+        set(fail "unknown marker EXERCISE ${keyword} (known: BEGIN, TODO, STUB, HINT, END)")
       endif()
     elseif(line MATCHES "// EXERCISE[ :]")
       set(fail "an EXERCISE marker must be on a line of its own")
@@ -195,7 +210,9 @@ function(generate_exercise input display out_var error_var)
     endif()
   endforeach()
   unescape_code("${out}" out)
+  unescape_code("${hints}" hints)
   set(${out_var} "${out}" PARENT_SCOPE)
+  set(${out_var}_hints "${hints}" PARENT_SCOPE)
 endfunction()
 
 function(refuse message_text)
@@ -213,6 +230,9 @@ if(DEFINED INPUT)
     refuse("${error}")
   endif()
   file(WRITE "${OUTPUT}" "${text}")
+  if(DEFINED HINTS)
+    file(WRITE "${HINTS}" "${text_hints}")
+  endif()
   return()
 endif()
 
@@ -236,8 +256,21 @@ foreach(source IN LISTS lesson_sources)
     "// Write the code each TODO(${number}.*) asks for; exercises/${name}/README.md says what \"solved\" means\n"
     "// and has hints. Check it: scripts/exercises.sh check ${number}    All of them: scripts/exercises.sh\n")
   set(text_${name} "${header}${body}")
+  set(hints_${name} "")
+  if(NOT body_hints STREQUAL "")
+    set(hints_${name} "# Hints for exercise ${name}, from the EXERCISE HINT lines of ${source} (scripts/make_exercises.cmake).\n# scripts/exercises.sh hint ${number} shows them one at a time; each line is <region>: <hint>.\n${body_hints}")
+  endif()
   list(APPEND targets "${name}")
 endforeach()
+
+# One exercise's main.cu, as it is given, to OUTPUT (scripts/exercises.sh reset).
+if(DEFINED LESSON)
+  if(NOT DEFINED OUTPUT OR NOT LESSON IN_LIST targets)
+    message(FATAL_ERROR "make_exercises: LESSON needs OUTPUT and one of: ${targets}")
+  endif()
+  file(WRITE "${OUTPUT}" "${text_${LESSON}}")
+  return()
+endif()
 
 set(stale "")
 foreach(name IN LISTS targets)
@@ -246,14 +279,30 @@ foreach(name IN LISTS targets)
   if(EXISTS "${target}")
     file(READ "${target}" current)
   endif()
-  if(current STREQUAL text_${name})
-    continue()
+  if(NOT current STREQUAL text_${name})
+    if(CHECK)
+      list(APPEND stale "exercises/${name}/main.cu")
+    else()
+      file(WRITE "${target}" "${text_${name}}")
+      message(STATUS "wrote exercises/${name}/main.cu")
+    endif()
   endif()
-  if(CHECK)
-    list(APPEND stale "exercises/${name}/main.cu")
-  else()
-    file(WRITE "${target}" "${text_${name}}")
-    message(STATUS "wrote exercises/${name}/main.cu")
+  # hints.txt: written when the lesson has hints, removed when it has none.
+  set(hints_file "${course_root}/exercises/${name}/hints.txt")
+  set(current "")
+  if(EXISTS "${hints_file}")
+    file(READ "${hints_file}" current)
+  endif()
+  if(NOT current STREQUAL hints_${name} OR (EXISTS "${hints_file}" AND hints_${name} STREQUAL ""))
+    if(CHECK)
+      list(APPEND stale "exercises/${name}/hints.txt")
+    elseif(hints_${name} STREQUAL "")
+      file(REMOVE "${hints_file}")
+      message(STATUS "removed exercises/${name}/hints.txt (its lesson has no EXERCISE HINT lines)")
+    else()
+      file(WRITE "${hints_file}" "${hints_${name}}")
+      message(STATUS "wrote exercises/${name}/hints.txt")
+    endif()
   endif()
 endforeach()
 
