@@ -88,8 +88,9 @@ struct CheckListener : doctest::IReporter {
         verdict_state().v.test_cases.push_back(entry(tc, false));
         verdict_state().at_start = transcript::counts();
     }
-    // A test case with subcases runs again for each: the same entry, counts going on.
-    void test_case_reenter(const doctest::TestCaseData& tc) override { transcript::begin_test_case(tc.m_name); }
+    // A test case with subcases runs again for each: the same entry, its counts and the positions
+    // of its values going on (so that each value of a test case has a key of its own).
+    void test_case_reenter(const doctest::TestCaseData&) override {}
     void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
         VerdictState& s = verdict_state();
         verdict::TestCase& t = s.v.test_cases.back();

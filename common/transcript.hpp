@@ -42,12 +42,14 @@ Role role();
 
 /// Runner: values are appended to `path` (created or truncated). Throws std::runtime_error.
 void start_recording(const std::string& path);
-/// Judge: reads the index of `path`. A malformed file is not an error here: every value looked up
-/// in it then fails its test case ("the transcript is malformed at byte N").
+/// Judge: opens `path`; its records are read in order as the check asks for values (transcript.cpp
+/// says how, and what bounds the reading). A missing or malformed file is not an error here: every
+/// value looked up past the fault fails its test case ("the transcript is malformed at byte N").
 void start_judging(const std::string& path);
 /// Closes the file and goes back to a normal run (the transcript's own tests use it).
 void stop();
-/// Called by the check's doctest listener: values are keyed by test case and position within it.
+/// Called by the check's doctest listener as each test case begins: values are keyed by test case
+/// and position within it. The judge reads the transcript in the order the test cases begin.
 void begin_test_case(const std::string& name);
 /// Judge: how many values were missing and how many inconsistent (running totals, as counts()).
 std::size_t missing_count();
