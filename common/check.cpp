@@ -320,7 +320,7 @@ TEST_CASE("COURSE_EMULATE_T4: set to anything but empty or 0 turns the T4's limi
     else unsetenv("COURSE_EMULATE_T4");
 }
 
-GPU_TEST_CASE("COURSE_EMULATE_T4 caps what query_device and require_device_memory report at a T4's limits") {
+OWN_GPU_TEST_CASE("COURSE_EMULATE_T4 caps what query_device and require_device_memory report at a T4's limits") {
     const char* before = std::getenv("COURSE_EMULATE_T4");
     const std::string saved = before ? before : "";
     setenv("COURSE_EMULATE_T4", "1", 1);
@@ -475,15 +475,17 @@ TEST_CASE("transcript: a hostile file of countless tiny records costs the judge 
     std::remove(path.c_str());
 }
 
-TEST_CASE("the grader's seed changes every random input; seed 0 leaves them as they always were") {
+TEST_CASE("the grader's seed changes every input a check draws with seeded(); seed 0 leaves them as they always were") {
     const std::vector<float> plain = random_floats(100, 42);
+    CHECK(random_floats(100, seeded(42)) == plain);  // outside grading
     set_input_seed(12345);
-    const std::vector<float> seeded = random_floats(100, 42);
-    const std::vector<int> seeded_ints = random_ints(100, 42, -1000, 1000);
+    const std::vector<float> graded = random_floats(100, seeded(42));
+    const std::vector<int> graded_ints = random_ints(100, seeded(42), -1000, 1000);
+    CHECK(random_floats(100, 42) == plain);  // the lessons' own inputs never change
     set_input_seed(0);
-    CHECK(seeded != plain);
-    CHECK(seeded_ints != random_ints(100, 42, -1000, 1000));
-    CHECK(random_floats(100, 42) == plain);
+    CHECK(graded != plain);
+    CHECK(graded_ints != random_ints(100, 42, -1000, 1000));
+    CHECK(random_floats(100, seeded(42)) == plain);
 }
 
 TEST_CASE("hidden shapes: an instructor's file adds shapes per lesson; a bad line is refused with file and line") {

@@ -10,7 +10,7 @@
 # is one cell. For each cell:
 #   1. compile: the lesson's check.cu against the student's main.cu (the RUNNER), in a sandbox;
 #   2. run: the runner, in a sandbox, records every value the student's code hands back to the
-#      check (common/transcript.hpp); nothing it prints is believed;
+#      check (grading/transcript.hpp); nothing it prints is believed;
 #   3. judge: the lesson's check built from the course's OWN main.cu (the JUDGE), outside the
 #      sandbox, runs every test case with its own inputs and CPU references and judges the
 #      runner's recorded values. Its doctest result is the cell's grade;
@@ -33,7 +33,7 @@
 #   --sanitize-timeout S seconds one sanitizer run may take (default: 600)
 #   --seed N             the seed mixed into every random input (default: drawn at random; the
 #                        gradebook says which, so that a run can be repeated)
-#   --hidden-shapes FILE extra shapes for every lesson's checks (format: common/transcript.hpp;
+#   --hidden-shapes FILE extra shapes for every lesson's checks (format: grading/transcript.hpp;
 #                        keep the file away from students)
 #   --scratch-mib N, --file-mib N, --output-kib N, --procs N
 #                        a cell's limits: its /tmp and /dev/shm (default 256 MiB each), any file it

@@ -16,7 +16,7 @@ const std::pair<int, int> kShapes[] = {{1, 1},    {1, 1000},  {1000, 1}, {257, 1
 int wavefronts(const std::vector<std::int64_t>& addr, int width) { return bank_model(addr, width).wavefronts; }
 
 std::vector<unsigned> random_words(std::size_t n, std::uint32_t seed) {
-    const std::vector<int> r = course::random_ints(n, seed, 0, INT32_MAX);
+    const std::vector<int> r = course::random_ints(n, course::seeded(seed), 0, INT32_MAX);
     return {r.begin(), r.end()};
 }
 
@@ -177,7 +177,7 @@ TEST_CASE("bank model, 8- and 16-byte accesses: two half-warp units, one unit wh
 }
 
 // The layouts (PaddedTile, SwizzledTile) are the student's work in the exercise: when grading, the
-// values computed from them come from the student's run (course::submitted; transcript.hpp), and
+// values computed from them come from the student's run (course::submitted; grading/transcript.hpp), and
 // the bank model that judges them from the course's own code.
 TEST_CASE("tile column reads: 32x32 is 32-way; 32x33 and the XOR swizzle are conflict-free; 16x16 is 8-way") {
     CHECK(wavefronts(course::submitted(scalar_tile_access<UnpaddedTile<32>>().drain), 4) == 32);
@@ -246,7 +246,7 @@ TEST_CASE("command line: conflicting probe options and idle ones are refused bef
 }
 
 TEST_CASE("transpose_cpu and the microbenchmark's CPU sums") {
-    const std::vector<float> in = course::random_floats(5 * 7, 1);
+    const std::vector<float> in = course::random_floats(5 * 7, course::seeded(1));
     const std::vector<float> out = transpose_cpu(in, 5, 7);
     for (int r = 0; r < 5; ++r)
         for (int c = 0; c < 7; ++c) CHECK(out[c * 5 + r] == in[r * 7 + c]);
@@ -266,11 +266,11 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
             INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
-            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
             course::DeviceBuffer<float> in(host_in), out(host_in.size());
             out.poison();
             k.launch(in.data(), out.data(), rows, cols);
-            const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
+            const course::VerifyResult r = course::compare_exact(course::submitted(out.to_host()), transpose_cpu(host_in, rows, cols), rows);
             INFO(r.summary());
             CHECK(r.ok());
         }
@@ -285,7 +285,7 @@ GPU_TEST_CASE("the stride microbenchmark computes the sums the CPU computes, for
         CAPTURE(stride);
         d_out.poison();
         launch_shared_stride_bench(d_table.data(), d_out.data(), stride, kSteps, kBlocks);
-        const std::vector<unsigned> got = d_out.to_host();
+        const std::vector<unsigned> got = course::submitted(d_out.to_host());
         const auto want = stride_bench_cpu(table, stride, kSteps);
         int wrong = 0;
         for (std::size_t t = 0; t < got.size(); ++t) wrong += got[t] != want[t % kWarpSize];
@@ -299,7 +299,7 @@ GPU_TEST_CASE("bank_probe loads exactly the words each probe pattern names") {
     const std::vector<unsigned> table = random_words(kProbeWords, 5);
     for (const Probe& p : probe_table()) {
         CAPTURE(p.name);
-        const std::vector<unsigned> got = run_probe(p, table);
+        const std::vector<unsigned> got = course::submitted(run_probe(p, table));  // the words the probe loaded
         int wrong = 0;
         for (int lane = 0; lane < kWarpSize; ++lane)
             for (int w = 0; w < p.width / 4; ++w) wrong += got[lane * p.width / 4 + w] != table[p.addr[lane] / 4 + w];
