@@ -80,6 +80,7 @@ targets=(--target common_check)
 for l in "${selected[@]}"; do targets+=("$l" "${l}_check"); done
 for l in "${selected[@]}"; do  # a companion's ncu.sh also profiles its lesson's program
   case "$l" in *_going_further) targets+=("${l%_going_further}") ;; esac
+  [ -f "lessons/$l/probes.cu" ] && targets+=("${l}_probes")  # lesson 06's probe tool, for its ncu scripts
 done
 
 # COURSE_FULL=ON: the companions (lesson 05's going_further, lesson 02's OpenCL program) are configured too.

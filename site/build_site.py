@@ -141,7 +141,7 @@ def measurements(csv_path, ncu_path):
     data = {"gpu": "", "lesson01": {}, "lesson06": {}, "strides": {}, "probes": {}}
     with open(csv_path, newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
-            if row["lesson"] not in ("01_naive_transpose", "06_bank_conflicts"):
+            if row["lesson"] not in ("01_naive_transpose", "06_bank_conflicts", "06_bank_conflicts_going_further"):
                 continue
             data["gpu"] = row["gpu"]
             entry = {"rate": float(row["rate"]), "unit": row["unit"], "percent": float(row["percent_of_ceiling"]),
@@ -161,9 +161,12 @@ def measurements(csv_path, ncu_path):
             if line.startswith("| probe |"):
                 header = cells
             elif header and line.startswith("| ") and not line.startswith("| ---") and len(cells) == len(header):
-                row = dict(zip(header, cells))
-                data["probes"][row["probe"]] = {"ncu_wavefronts": int(row["ncu ld wavefronts"]),
-                                                "ncu_conflicts": int(row["ncu ld conflicts"])}
+                if header[2].startswith("ld wavefronts"):  # ncu_check.py: | probe | width | model | ncu | model | ncu | ...
+                    wavefronts, conflicts = cells[3], cells[5]
+                else:  # the table before lesson 06's split: named columns
+                    row = dict(zip(header, cells))
+                    wavefronts, conflicts = row["ncu ld wavefronts"], row["ncu ld conflicts"]
+                data["probes"][cells[0]] = {"ncu_wavefronts": int(wavefronts), "ncu_conflicts": int(conflicts)}
     if not data["lesson01"] or not data["lesson06"] or not data["probes"]:
         raise SiteError(f"no lesson 01/06 rows in {csv_path} or no probe table in {ncu_path}")
     return data

@@ -113,8 +113,9 @@ __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict_
     // EXERCISE END
 }
 
-/// Block order. Blocks start roughly in the order of their index, x fastest, so the blocks that run
-/// at the same time are neighbours in that order. Row order (blockIdx.x = tile column): they read
+/// Block order. Blocks start roughly in the order of their index, x fastest (observed, not
+/// promised: CUDA lets blocks run in any order), so the blocks that run at the same time are
+/// neighbours in that order. Row order (blockIdx.x = tile column): they read
 /// whole input rows, and each writes its 64 output rows in 256-byte pieces far apart. Column
 /// order (blockIdx.x = tile ROW, the grid launched as (row tiles, column tiles)): they walk down a
 /// column of tiles, read 256-byte pieces far apart, and together write whole output rows. The

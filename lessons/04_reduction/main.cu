@@ -212,9 +212,11 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ bool is_last;
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;
-        __threadfence();  // the partial is visible to the whole GPU before the count goes up
+        // A fence orders; it makes nothing visible by itself. This one: any thread of the GPU that
+        // sees the count below go up also sees the partial above (a release).
+        __threadfence();
         is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
-        __threadfence();  // and after it: this block's reads below see the others' partials
+        __threadfence();  // and the reads below come after the count (an acquire): the last block reads every partial
     }
     __syncthreads();  // also orders block_sum_shuffle's shared reads before its reuse below
     // A barrier inside a branch is only defined if the whole block takes the same way. is_last is

@@ -128,7 +128,7 @@ function bankExplorer(m) {
     byId("bank-conflicts").textContent = String(m._bank_conflicts());
     byId("bank-degree").textContent = m._bank_degree() === 1 ? "none (1-way)" : m._bank_degree() + "-way";
     byId("bank-elem").value = String(m._bank_width());
-    byId("bank-units").textContent = m._bank_units() === 1 ? "the whole warp at once" : "two half-warps, one after the other";
+    byId("bank-units").textContent = ["", "the whole warp at once", "two half-warps, one after the other", "", "four quarter-warps, one after the other"][m._bank_units()];
     byId("bank-ideal").textContent = String(m._bank_ideal());
 
     // The lesson's own map: lanes down, banks across, each mark the wavefront serving that lane.

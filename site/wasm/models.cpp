@@ -198,7 +198,7 @@ EXPORT int bank_matching_pattern() {
     return -1;
 }
 EXPORT int bank_width() { return bank.width; }
-EXPORT int bank_units() { return bank.report.units; }
+EXPORT int bank_units() { return bank.report.parts; }  // lanes served together: 1, 2 or 4 parts
 EXPORT int bank_wavefronts() { return bank.report.wavefronts; }
 EXPORT int bank_ideal() { return bank.report.ideal; }
 EXPORT int bank_conflicts() { return bank.report.conflicts(); }
@@ -243,7 +243,7 @@ EXPORT const char* explorer_dump() {
             return;
         }
         out += "wavefronts=" + std::to_string(bank.report.wavefronts) + " ideal=" + std::to_string(bank.report.ideal) +
-               " conflicts=" + std::to_string(bank.report.conflicts()) + " units=" + std::to_string(bank.report.units) +
+               " conflicts=" + std::to_string(bank.report.conflicts()) + " parts=" + std::to_string(bank.report.parts) +
                " match=" + std::to_string(bank_matching_pattern()) + " map=";
         for (int lane = 0; lane < kLanes; ++lane) out += l06::map_row(bank.report, bank.addr, lane) + (lane + 1 < kLanes ? "|" : "\n");
     };

@@ -5,9 +5,13 @@
 // work-groups, as OpenCL 1.2 requires.
 //
 // Read it beside lessons/02_shared_transpose/main.cu: get_local_id(0) is threadIdx.x,
-// get_group_id(0) is blockIdx.x, get_local_size(0) is blockDim.x, `local` is __shared__ and
-// barrier(CLK_LOCAL_MEM_FENCE) is __syncthreads(). Work-items with neighbouring
-// get_local_id(0) form a warp on NVIDIA GPUs, so dimension 0 decides what is coalesced.
+// get_group_id(0) is blockIdx.x, get_local_size(0) is blockDim.x, `local` is __shared__.
+// __syncthreads() is barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE): it orders the block's
+// global accesses too. The kernels here pass data between work-items only through local memory
+// (each global element is read by one work-item and written by one), so the local fence alone
+// is enough (OpenCL 1.2 specification, 6.12.8). On NVIDIA GPUs a warp is 32 work-items in the
+// order get_local_id(0) fastest: 32 neighbours in dimension 0 when the local size there is at
+// least 32 (32 x 8 here), two rows of 16 in the 16 x 16 groups.
 
 #define TILE 32          // the coalescing kernels: a 32 x 32 tile ...
 #define ROWS_PER_PASS 8  // ... moved by 32 x 8 work-items, 4 rows each

@@ -59,7 +59,7 @@ void check_tile_layout() {
 
 // The tile shapes of kRungs, each checked by check_tile_layout and the fast/edge test below.
 // A rung with a new TileShape adds its name here.
-#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTile8x8) X(WarpTile16x8) X(WarpTile16x8K16) X(Block4Warps) X(Block2Warps)
+#define COURSE_FOR_EACH_TILE_SHAPE(X) X(WarpTile8x8) X(WarpTile16x8) X(WarpTile16x8K16) X(WarpTile16x8K16Pairs) X(Block4Warps) X(Block2Warps)
 
 // ---------------------------------------------------------------- host
 
@@ -117,6 +117,47 @@ TEST_CASE("warp-tiled shapes: each output has one owner, each warp one rectangle
     }
     COURSE_FOR_EACH_TILE_SHAPE(COURSE_CHECK_SHAPE)
 #undef COURSE_CHECK_SHAPE
+}
+
+TEST_CASE("pipelined kernels: each float of an A slab is copied once; a warp's copies hit 32 banks at BK = 8, 16 at BK = 16") {
+#define COURSE_CHECK_COPIES(S)                                                                                    \
+    {                                                                                                            \
+        INFO(#S);                                                                                                \
+        const int pitch = S::kBM + S::kAPad, row_step = S::kThreads / S::kBK;                                    \
+        std::vector<int> copied(S::kBM * S::kBK, 0);                                                             \
+        for (int tid = 0; tid < S::kThreads; ++tid)                                                              \
+            for (int l = 0; l < S::kBM * S::kBK / S::kThreads; ++l) {                                            \
+                const SlabPlace p = a_copy_place<S>(tid);                                                        \
+                REQUIRE(p.row + l * row_step < S::kBM);                                                          \
+                REQUIRE(p.k < S::kBK);                                                                           \
+                ++copied[(p.row + l * row_step) * S::kBK + p.k];                                                 \
+            }                                                                                                    \
+        CHECK(std::count(copied.begin(), copied.end(), 1) == S::kBM * S::kBK);                                   \
+        for (int warp = 0; warp < S::kWarps; ++warp) {                                                           \
+            std::set<int> banks;                                                                                 \
+            for (int lane = 0; lane < 32; ++lane) {                                                              \
+                const SlabPlace p = a_copy_place<S>(warp * 32 + lane);                                           \
+                banks.insert((p.k * pitch + p.row) % 32);                                                        \
+            }                                                                                                    \
+            CHECK(banks.size() == (S::kBK == 8 ? 32u : 16u)); /* k and k + 8 share a bank: main.cu, README */     \
+        }                                                                                                        \
+    }
+    COURSE_CHECK_COPIES(WarpTile16x8)
+    COURSE_CHECK_COPIES(WarpTile16x8K16)
+    COURSE_CHECK_COPIES(Block4Warps)
+    COURSE_CHECK_COPIES(Block2Warps)
+#undef COURSE_CHECK_COPIES
+}
+
+TEST_CASE("paired lanes: lanes n and n ^ 1 load the same float4 of B, lanes n and n ^ 2 the same of A") {
+    for (int lane = 0; lane < 32; ++lane) {
+        CAPTURE(lane);
+        CHECK(warp_tile_col<WarpTile16x8K16Pairs>(lane, 0) == warp_tile_col<WarpTile16x8K16Pairs>(lane ^ 1, 0));
+        CHECK(warp_tile_row<WarpTile16x8K16Pairs>(lane, 0) == warp_tile_row<WarpTile16x8K16Pairs>(lane ^ 2, 0));
+        // Row by row, lanes l and l + 8 share B's float4, and no two lanes of one quarter-warp do.
+        CHECK(warp_tile_col<WarpTile16x8K16>(lane, 0) == warp_tile_col<WarpTile16x8K16>((lane + 8) % 32, 0));
+        CHECK(warp_tile_col<WarpTile16x8K16>(lane, 0) != warp_tile_col<WarpTile16x8K16>(lane ^ 1, 0));
+    }
 }
 
 TEST_CASE("shared memory per block: on a T4 (64 KiB with the opt-in) the 8-deep pipelined kernel fits, the 16-deep one not") {

@@ -44,10 +44,14 @@ constexpr const char* kLessonName = "05_tiled_matmul_going_further";
 /// (4 * kLaneRows rows, 4 * kLaneCols columns), so that every shared load of a warp reads a few
 /// neighbouring float4s. MinBlocksPerSm goes to __launch_bounds__: it caps the registers.
 /// GroupRows: the order in which the blocks walk C, see block_tile() (1 here: row by row).
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm, int GroupRows>
+/// PairLanes: how the lanes fill their grid, see lane_row(): false, row by row (lane % kLaneCols
+/// is the column); true, lanes n and n ^ 1 share a column, so that they read the same float4 of B.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MinBlocksPerSm, int GroupRows,
+          bool PairLanes = false>
 struct TileShape {
     static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kTM = TM, kTN = TN;
     static constexpr int kMinBlocks = MinBlocksPerSm, kGroupRows = GroupRows;
+    static constexpr bool kPairLanes = PairLanes;
     static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = 32 * kWarps;
     static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;
     static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4s of A each thread loads per slab
@@ -56,21 +60,37 @@ struct TileShape {
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles must nest");
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "operands move as float4s");
     static_assert(kLaneRows * kLaneCols == 32, "a warp's 32 lanes must cover its WM x WN area exactly");
+    static_assert(!PairLanes || kLaneRows % 2 == 0, "paired lanes take two rows of the lane grid");
     static_assert(kALoads >= 1 && kALoads * 4 * kThreads == BM * BK, "the A slab splits evenly into float4s");
     static_assert(kBLoads >= 1 && kBLoads * 4 * kThreads == BK * BN, "the B slab splits evenly into float4s");
 };
+
+/// A lane's place in its warp's kLaneRows x kLaneCols grid. Row by row (every rung), lanes 0..7
+/// take the 8 columns of a row (16x8 tiles: kLaneCols = 8): lanes l, l + 8, l + 16 and l + 24
+/// load the same float4 of B, and no two lanes of one quarter-warp do. Paired, lane n ^ 1 takes
+/// the next row of lane n's column: neighbours n and n ^ 1 load one float4 of B, and lanes n and
+/// n ^ 2 one of A. On an H100 that cut the shared-load wavefronts by a quarter and the time not
+/// at all (README, "What is left"), so no rung pairs its lanes; WarpTile16x8K16Pairs is there to try.
+template <class S>
+__host__ __device__ constexpr int lane_row(int lane) {
+    return S::kPairLanes ? lane % 2 + 2 * (lane / (2 * S::kLaneCols)) : lane / S::kLaneCols;
+}
+template <class S>
+__host__ __device__ constexpr int lane_col(int lane) {
+    return S::kPairLanes ? lane / 2 % S::kLaneCols : lane % S::kLaneCols;
+}
 
 /// Where a thread's outputs live inside the BM x BN block: row of its output m (0 <= m < TM) and
 /// column of its output n (0 <= n < TN). The kernels and the host checks use the same functions.
 template <class S>
 __host__ __device__ constexpr int warp_tile_row(int tid, int m) {
     const int warp = tid / 32, lane = tid % 32;
-    return (warp / (S::kBN / S::kWN)) * S::kWM + (m / 4) * (4 * S::kLaneRows) + (lane / S::kLaneCols) * 4 + m % 4;
+    return (warp / (S::kBN / S::kWN)) * S::kWM + (m / 4) * (4 * S::kLaneRows) + lane_row<S>(lane) * 4 + m % 4;
 }
 template <class S>
 __host__ __device__ constexpr int warp_tile_col(int tid, int n) {
     const int warp = tid / 32, lane = tid % 32;
-    return (warp % (S::kBN / S::kWN)) * S::kWN + (n / 4) * (4 * S::kLaneCols) + (lane % S::kLaneCols) * 4 + n % 4;
+    return (warp % (S::kBN / S::kWN)) * S::kWN + (n / 4) * (4 * S::kLaneCols) + lane_col<S>(lane) * 4 + n % 4;
 }
 
 /// Which block of C thread block b computes, for a 1-D grid over tiles_m x tiles_n blocks: the
@@ -226,13 +246,26 @@ __device__ __forceinline__ void copy_float_async(float* shared, const float* mat
     __pipeline_memcpy_async(shared, matrix + (inside ? offset : 0), sizeof(float), inside ? 0 : sizeof(float));
 }
 
+/// Which float of a slab of A thread tid copies (its copy l is kThreads / BK rows further down):
+/// row `row` of the block, column `k` of the slab: consecutive threads take consecutive k.
+struct SlabPlace {
+    int row, k;
+};
+template <class S>
+__host__ __device__ constexpr SlabPlace a_copy_place(int tid) {
+    return {tid / S::kBK, tid % S::kBK};
+}
+
 /// The pipelined kernel: the warp-tiled kernel with its register staging replaced by
 /// asynchronous copies into kStages shared buffers, and with its operand registers doubled:
 ///   * slab t + kStages - 1 is being copied while slab t is multiplied; no thread ever waits on
 ///     a global load in a register (the warp-tiled kernel's compiler moved those loads late in
 ///     the loop, where they did wait);
-///   * A still lands transposed: each float is copied to its transposed place. Lanes take
-///     consecutive k of 4 rows, so a warp reads whole 32-byte sectors and writes 32 banks;
+///   * A still lands transposed: each float is copied to its transposed place (a_copy_place): a
+///     warp copies BK consecutive k of 32 / BK rows, whole 32-byte sectors of A. With BK = 8 its
+///     32 writes hit 32 different banks; with BK = 16, k and k + 8 share a bank (the rows of As
+///     are 132 floats, 4 banks, apart): 2-way by the 4-byte bank model. A layout without that
+///     (8 k of 4 rows per warp) measured slower on an H100, see the README;
 ///   * while the FMAs of step k run, the operands of step k + 1 are loaded; the last step of a
 ///     slab passes the barrier first and then loads the first operands of the next slab, so the
 ///     warps reach the barrier with FMAs still to issue (cuBLAS's kernel does the same);
@@ -257,9 +290,10 @@ __device__ __forceinline__ void pipelined_tile(const float* __restrict__ A, int 
     const bool b_vec = N % 4 == 0 && aligned16(B);
     const int steps = (K + BK - 1) / BK;
 
-    // Copy l of A: A[row0 + am + l * kARowStep][k0 + ak] -> As[ak][am + l * kARowStep];
+    // Copy l of A: A[row0 + am + l * kARowStep][k0 + ak] -> As[ak][am + l * kARowStep] (a_copy_place);
     // copy l of B: B[k0 + bk + l * kBRowStep][col0 + bn..+3] -> Bs[bk + l * kBRowStep][bn..+3].
-    const int am = tid / BK, ak = tid % BK, bk = tid / (BN / 4), bn = tid % (BN / 4) * 4;
+    const int am = a_copy_place<S>(tid).row, ak = a_copy_place<S>(tid).k;
+    const int bk = tid / (BN / 4), bn = tid % (BN / 4) * 4;
     const float* a_src = A + static_cast<long long>(row0 + am) * lda + ak;  // moves BK columns per slab
     const float* b_src = B + static_cast<long long>(bk) * N + col0 + bn;  // moves BK rows per slab
     int k0 = 0, write_stage = 0;
@@ -388,6 +422,7 @@ void launch_pipelined(const float* A, const float* B, float* C, int M, int N, in
 using WarpTile8x8 = TileShape<128, 128, 8, 32, 64, 8, 8, 2, 1>;        // 256 threads, 2 blocks per SM
 using WarpTile16x8 = TileShape<128, 256, 8, 64, 64, 16, 8, 1, 1>;      // 256 threads, 1 block per SM
 using WarpTile16x8K16 = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1>;  // the same, 16-deep slabs
+using WarpTile16x8K16Pairs = TileShape<128, 256, 16, 64, 64, 16, 8, 1, 1, true>;  // lanes paired on B: README
 
 // ---------------------------------------------------------------- a block shape and a split of K per problem
 // The 128 x 256 pipelined kernel reaches ~96% of cuBLAS at 4096^3 and a third of it at 1024^3,

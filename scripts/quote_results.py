@@ -1,0 +1,503 @@
+#!/usr/bin/env python3
+"""Writes every measured figure the READMEs quote from the committed runs in results/.
+
+    scripts/quote_results.py            rewrite every figure and block from results/
+    scripts/quote_results.py --check    change nothing; print a diff and exit 1 where a README
+                                        disagrees with what it would write
+    scripts/quote_results.py --list     print each marker, its file and what it resolves to
+    scripts/quote_results.py --untraced list the figures (a number with a decimal point and a unit, or
+                                        a percentage) that no marker traces yet; changes nothing
+
+A figure sits between two HTML comments (invisible on GitHub and on the course site); the first
+says where it comes from:
+
+    the tiled kernel reaches <!-- q: pct("h200", "02", "transpose_tiled (32x32, 32x8 thr)") -->38.0%<!-- /q -->
+
+A whole block (a console table, a list) sits between begin and end markers, each on a line of its own:
+
+    <!-- q-begin: text("h200/lessons.txt", "01_naive_transpose", "8192 x 8192 fp32 transpose") -->
+    ...written by this script...
+    <!-- q-end -->
+
+What a marker may say (a Python expression of these functions, numbers, strings, + - * /):
+  pct(run, lesson, kernel, problem=None, d=1)   percent_of_ceiling of one row of results/RUN/results.csv: "38.0%"
+  rate(run, lesson, kernel, problem=None, d=1)  its rate, without the unit: "1539.1"
+  ms(run, lesson, kernel, problem=None, d=3)    its median time in ms: "0.349"
+      run: a folder under results/ holding results.csv ("h200", "h100/reduction"); lesson: the CSV's
+      lesson name, or "NN" for the lesson folder lessons/NN_*; kernel: the CSV's kernel name, exactly;
+      problem: a piece of the problem column, needed where the lesson ran several problems.
+  raw(file, section, label, col=1, nth=1)       the col-th number printed after `label` on the nth line
+      that starts with `label` (after its indentation) in section `=== SECTION ===` of results/FILE
+      (section None: the whole file), as printed: raw("h200/lessons.txt", "02_shared_transpose",
+      "DRAM, random inside 2 MiB pieces", 4) -> "336.0"
+  grep(file, regex, group=1, nth=1)             a group of the nth match of a regular expression in results/FILE
+  ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` (the start of
+      its name: "reduce_tree_shared<1>", "cub::DeviceReduceKernel") in an Nsight Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
+  lines(file, section, start, end=None)         block: the lines from the first line containing `start`
+      (in that section) to the first line after it containing `end`, or to the next blank line;
+      blocks add up with +, ["..."] is a line of its own
+  rows(file, section, [label, ...], after=None)  block: for each label, the first line that starts with it
+      (after the first line containing `after`)
+  fence(lines)                                  those lines in a code fence; text(...) is fence(lines(...))
+  A block's lines are indented like its q-begin marker (for a block inside a list item).
+  summary(run, run, ...)                        block: a Markdown table, per lesson of the first run, of
+      its ceiling and its slowest and fastest step, with the same rows of the other runs
+  f(value, spec)                                a number formatted with a format spec: f(pct(...) - pct(...), ".1f")
+A number from pct/rate/ms/raw/grep/ncu keeps its printed text; arithmetic on them gives a plain
+number, which must be formatted with f(). Anything that cannot be traced (no such file, row,
+section, label or metric; a row named twice) is an error: the figure is left as it was and the
+script exits 1 after naming each one with its file and line.
+"""
+import argparse
+import ast
+import csv
+import decimal
+import difflib
+import os
+import re
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+INLINE = re.compile(r"<!-- q: (.+?) -->(.*?)<!-- /q -->")
+BEGIN = re.compile(r"^(\s*)<!-- q-begin: (.+) -->\s*$")
+END = "<!-- q-end -->"
+NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+SKIP_DIRS = {".git", "node_modules", "__pycache__", ".wt", ".deps"}
+
+
+class QuoteError(Exception):
+    pass
+
+
+class Num:
+    """A traced number: its value, and its text as it will appear in the README."""
+
+    def __init__(self, value, text):
+        self.value, self.text = value, text
+
+    def _v(other):
+        return other.value if isinstance(other, Num) else other
+
+    def __add__(self, o): return self.value + Num._v(o)
+    def __radd__(self, o): return Num._v(o) + self.value
+    def __sub__(self, o): return self.value - Num._v(o)
+    def __rsub__(self, o): return Num._v(o) - self.value
+    def __mul__(self, o): return self.value * Num._v(o)
+    def __rmul__(self, o): return Num._v(o) * self.value
+    def __truediv__(self, o): return self.value / Num._v(o)
+    def __rtruediv__(self, o): return Num._v(o) / self.value
+    def __neg__(self): return -self.value
+
+
+def fixed(token, d):
+    """A number as written in a CSV, to d decimals, rounding half up as the decimal text says
+    (79.85 -> 79.9; formatting the float would give 79.8, its binary value being just below)."""
+    q = decimal.Decimal(1).scaleb(-d)
+    return str(decimal.Decimal(token).quantize(q, rounding=decimal.ROUND_HALF_UP))
+
+
+def to_float(token):
+    return float(token.replace(",", ""))
+
+
+class Sources:
+    """Reads results/ lazily and answers the marker functions."""
+
+    def __init__(self, root):
+        self.root = os.path.abspath(root)
+        self.results = os.path.join(self.root, "results")
+        self.cache = {}
+
+    def _read(self, rel):
+        path = os.path.normpath(os.path.join(self.results, rel))
+        if not path.startswith(self.results + os.sep):
+            raise QuoteError(f"{rel}: not a file under results/")
+        if path not in self.cache:
+            if not os.path.isfile(path):
+                raise QuoteError(f"results/{rel} does not exist")
+            with open(path, encoding="utf-8", errors="replace") as f:
+                self.cache[path] = f.read()
+        return self.cache[path]
+
+    # ---------------------------------------------------------------- results.csv
+    def _lesson_name(self, lesson):
+        if re.fullmatch(r"\d\d", lesson):
+            folders = sorted(d for d in os.listdir(os.path.join(self.root, "lessons")) if d.startswith(lesson + "_"))
+            if len(folders) != 1:
+                raise QuoteError(f"lesson {lesson}: {len(folders)} folders lessons/{lesson}_*")
+            return folders[0]
+        return lesson
+
+    def row(self, run, lesson, kernel, problem=None):
+        rel = f"{run}/results.csv"
+        rows = list(csv.DictReader(self._read(rel).splitlines()))
+        lesson = self._lesson_name(lesson)
+        norm = lambda s: " ".join(s.split())
+        in_lesson = [r for r in rows if r["lesson"] == lesson]
+        if not in_lesson:
+            raise QuoteError(f"results/{rel}: no rows of lesson {lesson} "
+                             f"(lessons there: {', '.join(sorted(set(r['lesson'] for r in rows)))})")
+        hits = [r for r in in_lesson if norm(r["kernel"]) == norm(kernel)
+                and (problem is None or problem in r["problem"])]
+        if len(hits) == 1:
+            return hits[0]
+        if not hits:
+            kernels = sorted(set(r["kernel"] for r in in_lesson))
+            raise QuoteError(f"results/{rel}: lesson {lesson} has no row '{kernel}'"
+                             + (f" in a problem containing '{problem}'" if problem else "")
+                             + f" (its kernels: {'; '.join(kernels)})")
+        raise QuoteError(f"results/{rel}: lesson {lesson}, '{kernel}' is in {len(hits)} rows: give problem= "
+                         f"(one of: {'; '.join(r['problem'] for r in hits)})")
+
+    def pct(self, run, lesson, kernel, problem=None, d=1):
+        t = self.row(run, lesson, kernel, problem)["percent_of_ceiling"]
+        return Num(float(t), fixed(t, d) + "%")
+
+    def rate(self, run, lesson, kernel, problem=None, d=1):
+        t = self.row(run, lesson, kernel, problem)["rate"]
+        return Num(float(t), fixed(t, d))
+
+    def ms(self, run, lesson, kernel, problem=None, d=3):
+        t = self.row(run, lesson, kernel, problem)["ms"]
+        return Num(float(t), fixed(t, d))
+
+    # ---------------------------------------------------------------- raw output
+    def _section(self, rel, section):
+        text = self._read(rel)
+        if section is None:
+            return text
+        lines = text.split("\n")
+        header = f"=== {section} ==="
+        starts = [i for i, line in enumerate(lines) if line.strip() == header]
+        if not starts:
+            names = [line.strip()[4:-4] for line in lines if re.match(r"^=== .+ ===$", line.strip())]
+            raise QuoteError(f"results/{rel}: no section '{header}' (sections: {'; '.join(names)})")
+        out = []
+        for line in lines[starts[0] + 1:]:
+            if re.match(r"^=== .+ ===$", line.strip()):
+                break
+            out.append(line)
+        return "\n".join(out)
+
+    def raw(self, file, section, label, col=1, nth=1):
+        lines = [line.strip() for line in self._section(file, section).split("\n")]
+        hits = [line for line in lines if line.startswith(label)
+                and (len(line) == len(label) or not line[len(label)].isalnum())]
+        where = f"results/{file}" + (f", section {section}" if section else "")
+        if len(hits) < nth:
+            raise QuoteError(f"{where}: {len(hits)} lines start with '{label}', not {nth}")
+        numbers = NUMBER.findall(hits[nth - 1][len(label):])
+        if len(numbers) < col:
+            raise QuoteError(f"{where}: line '{hits[nth - 1]}' has {len(numbers)} numbers after its label, not {col}")
+        token = numbers[col - 1]
+        return Num(to_float(token), token)
+
+    def grep(self, file, regex, group=1, nth=1):
+        matches = list(re.finditer(regex, self._read(file), re.M))
+        if len(matches) < nth:
+            raise QuoteError(f"results/{file}: {len(matches)} matches of /{regex}/, not {nth}")
+        token = matches[nth - 1].group(group)
+        try:
+            return Num(to_float(token), token)
+        except ValueError:
+            raise QuoteError(f"results/{file}: /{regex}/ group {group} is '{token}', not a number")
+
+    def ncu(self, file, section, kernel, metric, nth=1):
+        lines = self._section(file, section).split("\n")
+        launches = [i for i, line in enumerate(lines) if ", Context " in line
+                    and re.match(r"^  (?:void )?" + re.escape(kernel) + r"(?![\w:])", line)]
+        where = f"results/{file}" + (f", section {section}" if section else "")
+        if len(launches) < nth:
+            raise QuoteError(f"{where}: {len(launches)} profiled launches of {kernel}, not {nth}")
+        for line in lines[launches[nth - 1] + 1:]:
+            if re.match(r"^  \S", line):
+                break  # the next launch
+            parts = line.split()
+            if parts and parts[0] == metric:
+                return Num(to_float(parts[-1]), parts[-1])
+        raise QuoteError(f"{where}: launch {nth} of {kernel} has no metric {metric}")
+
+    def summary(self, *runs):
+        """Block: per lesson of the first run, its ceiling and its slowest and fastest step (of the
+        first problem it ran with a ceiling), beside the same rows of the other runs."""
+        tables = [list(csv.DictReader(self._read(f"{run}/results.csv").splitlines())) for run in runs]
+        heads = []
+        for run, rows in zip(runs, tables):
+            if not rows:
+                raise QuoteError(f"results/{run}/results.csv has no rows")
+            heads.append(rows[0]["gpu"])
+        out = ["| lesson | step | " + " | ".join(heads) + " |", "| --- | --- |" + " --- |" * len(runs)]
+        lessons = sorted(set(r["lesson"] for r in tables[0]))
+        for lesson in lessons:
+            # The first problem the lesson ran that has a ceiling (the first row at 100%: each lesson
+            # times it first) and a step beside it; CPU rows are not steps.
+            for problem in dict.fromkeys(r["problem"] for r in tables[0] if r["lesson"] == lesson):
+                rows = [r for r in tables[0] if r["lesson"] == lesson and r["problem"] == problem
+                        and not r["kernel"].startswith("CPU") and float(r["percent_of_ceiling"]) >= 0]
+                ceiling = next((r for r in rows if float(r["percent_of_ceiling"]) == 100), None)
+                steps = [r for r in rows if r is not ceiling]
+                if ceiling is not None and steps:
+                    break
+            else:
+                continue
+            steps.sort(key=lambda r: float(r["percent_of_ceiling"]))
+            picks = [("ceiling: " + ceiling["kernel"], ceiling)] + \
+                ([(f"slowest: {steps[0]['kernel']}", steps[0]), (f"fastest: {steps[-1]['kernel']}", steps[-1])]
+                 if len(steps) > 1 else [(f"step: {steps[0]['kernel']}", steps[0])])
+            for n, (label, pick) in enumerate(picks):
+                cells = []
+                for rows_b in tables:
+                    match = [r for r in rows_b if r["lesson"] == lesson and r["problem"] == problem
+                             and r["kernel"] == pick["kernel"]]
+                    if not match:
+                        cells.append("not run")
+                    elif pick is ceiling:
+                        cells.append(f"{fixed(match[0]['rate'], 1)} {match[0]['unit']}")
+                    else:
+                        cells.append(f"{fixed(match[0]['percent_of_ceiling'], 1)}%")
+                name = lesson if n == 0 else ""
+                out.append(f"| {name} | {label.replace('|', '/')} | " + " | ".join(cells) + " |")
+        return out
+
+    def lines(self, file, section, start, end=None):
+        """The lines from the first one containing `start` to the first one after it containing
+        `end` (both kept), or, without `end`, to the line before the next blank one."""
+        lines = self._section(file, section).split("\n")
+        where = f"results/{file}" + (f", section {section}" if section else "")
+        first = next((i for i, line in enumerate(lines) if start in line), None)
+        if first is None:
+            raise QuoteError(f"{where}: no line contains '{start}'")
+        out = []
+        for line in lines[first:]:
+            if end is None and not line.strip():
+                break
+            out.append(line.rstrip())
+            if end is not None and end in line:
+                break
+        else:
+            if end is not None:
+                raise QuoteError(f"{where}: no line contains '{end}' after '{start}'")
+        return out
+
+    def rows(self, file, section, labels, after=None):
+        """Block: for each label, the first line (after the first line containing `after`, if
+        given) that starts with it once indented."""
+        lines = self._section(file, section).split("\n")
+        where = f"results/{file}" + (f", section {section}" if section else "")
+        if after is not None:
+            first = next((i for i, line in enumerate(lines) if after in line), None)
+            if first is None:
+                raise QuoteError(f"{where}: no line contains '{after}'")
+            lines = lines[first:]
+        out = []
+        for label in labels:
+            hit = next((line for line in lines if line.strip().startswith(label)
+                        and (len(line.strip()) == len(label) or not line.strip()[len(label)].isalnum())), None)
+            if hit is None:
+                raise QuoteError(f"{where}: no line starts with '{label}'" + (f" after '{after}'" if after else ""))
+            out.append(hit.rstrip())
+        return out
+
+    def text(self, file, section, start, end=None):
+        return fence(self.lines(file, section, start, end))
+
+
+def fence(lines):
+    if not isinstance(lines, list):
+        raise QuoteError("fence() takes lines")
+    return ["```"] + lines + ["```"]
+
+
+def f(value, spec):
+    v = value.value if isinstance(value, Num) else value
+    return Num(v, format(v, spec))
+
+
+def evaluate(expr, sources):
+    """Evaluates a marker's expression: calls of the functions above, constants, + - * /."""
+    funcs = {"pct": sources.pct, "rate": sources.rate, "ms": sources.ms, "raw": sources.raw,
+             "grep": sources.grep, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
+             "summary": sources.summary, "f": f}
+    ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+           ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, type(None), bool)):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(a, list) != isinstance(b, list):
+                raise QuoteError(f"cannot combine lines and a number: {ast.unparse(node)}")
+            return ops[type(node.op)](a.value if isinstance(a, Num) and isinstance(b, Num) else a, b)
+        if isinstance(node, ast.List):
+            return [ev(e) for e in node.elts]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in funcs:
+            args = [ev(a) for a in node.args]
+            kwargs = {k.arg: ev(k.value) for k in node.keywords}
+            try:
+                return funcs[node.func.id](*args, **kwargs)
+            except TypeError as e:
+                raise QuoteError(f"{node.func.id}(): {e}")
+        raise QuoteError(f"not allowed in a marker: {ast.unparse(node)}")
+
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError as e:
+        raise QuoteError(f"cannot parse '{expr}': {e.msg}")
+    try:
+        return ev(tree)
+    except ZeroDivisionError:
+        raise QuoteError(f"'{expr}' divides by zero")
+
+
+def render_inline(expr, sources):
+    value = evaluate(expr, sources)
+    if isinstance(value, Num):
+        return value.text
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise QuoteError(f"'{expr}' is a computed number: say how to print it with f(..., \".1f\")")
+    raise QuoteError(f"'{expr}' is not a number")
+
+
+def render_file(path, text, sources, errors, listing=None):
+    """The text of one Markdown file with every marker filled in; appends errors as 'file:line: ...'."""
+    rel = os.path.relpath(path, sources.root)
+    lines = text.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = BEGIN.match(line)
+        if m:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == END), None)
+            if end is None:
+                errors.append(f"{rel}:{i + 1}: '<!-- q-begin: ... -->' without '{END}' after it")
+                out.append(line)
+                i += 1
+                continue
+            indent, expr = m.group(1), m.group(2)
+            try:
+                block = evaluate(expr, sources)
+                if not isinstance(block, list) or not all(isinstance(b, str) for b in block):
+                    raise QuoteError(f"'{expr}' is not a block (use text(...))")
+                if listing is not None:
+                    listing.append(f"{rel}:{i + 1}: {expr} -> {len(block)} lines")
+                # A block inside a list item is indented like its begin marker.
+                out += [line] + [(indent + b).rstrip() for b in block] + [lines[end]]
+            except QuoteError as e:
+                errors.append(f"{rel}:{i + 1}: {e}")
+                out += lines[i:end + 1]
+            i = end + 1
+            continue
+        if line.strip() == END:
+            errors.append(f"{rel}:{i + 1}: '{END}' without a '<!-- q-begin: ... -->' before it")
+
+        def fill(mm):
+            try:
+                new = render_inline(mm.group(1), sources)
+                if listing is not None:
+                    listing.append(f"{rel}:{i + 1}: {mm.group(1)} -> {new}")
+                return f"<!-- q: {mm.group(1)} -->{new}<!-- /q -->"
+            except QuoteError as e:
+                errors.append(f"{rel}:{i + 1}: {e}")
+                return mm.group(0)
+        out.append(INLINE.sub(fill, line))
+        if "<!-- q:" in INLINE.sub("", line) or "<!-- /q -->" in INLINE.sub("", line):
+            errors.append(f"{rel}:{i + 1}: a '<!-- q: ... -->' marker without its '<!-- /q -->' on the same line")
+        i += 1
+    return "\n".join(out)
+
+
+FIGURE = re.compile(r"(?<![\w.`/^-])\d[\d,]*\.\d+ ?(?:%|(?:GB/s|TB/s|TFLOP/s|ms|µs|us|ns|cycles|x|s|MB|GB|KB|MHz|GHz|points)\b)")
+
+
+def untraced(path, text):
+    """The figures of one file outside markers, code and console blocks, as 'file:line: figure'."""
+    out, fence, block = [], False, False
+    for n, line in enumerate(text.split("\n"), 1):
+        if BEGIN.match(line):
+            block = True
+        elif line.strip() == END:
+            block = False
+            continue
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence or block:
+            continue
+        bare = re.sub(r"`[^`]*`", "", INLINE.sub("", line))
+        out += [f"{path}:{n}: {m.group(0)}" for m in FIGURE.finditer(bare)]
+    return out
+
+
+def markdown_files(root):
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith("build"))
+        for name in sorted(files):
+            if name.endswith(".md"):
+                yield os.path.join(d, name)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true", help="change nothing; diff and exit 1 on any difference")
+    ap.add_argument("--list", action="store_true", help="print every marker and what it resolves to")
+    ap.add_argument("--untraced", action="store_true", help="list the figures no marker traces yet")
+    ap.add_argument("--root", default=ROOT, help="the course's repository (default: the one holding this script)")
+    ap.add_argument("files", nargs="*", help="Markdown files (default: every .md file of the repository)")
+    args = ap.parse_args(argv)
+    root = os.path.abspath(args.root)
+    if not os.path.isdir(os.path.join(root, "results")):
+        print(f"quote_results.py: {root} has no results/ folder", file=sys.stderr)
+        return 2
+    sources = Sources(root)
+    if args.untraced:
+        found = []
+        readmes = [p for p in markdown_files(root) if os.path.basename(p) == "README.md"
+                   or os.path.relpath(p, root).startswith("docs" + os.sep)]
+        for path in ([os.path.abspath(p) for p in args.files] or readmes):
+            with open(path, encoding="utf-8") as fh:
+                found += untraced(os.path.relpath(path, root), fh.read())
+        print("\n".join(found + [f"quote_results.py: {len(found)} figure(s) without a marker"]))
+        return 0
+    errors, listing, changed, markers = [], ([] if args.list else None), [], 0
+    for path in ([os.path.abspath(p) for p in args.files] or markdown_files(root)):
+        with open(path, encoding="utf-8") as fh:
+            old = fh.read()
+        if "<!-- q" not in old:
+            continue
+        markers += len(INLINE.findall(old)) + sum(1 for line in old.split("\n") if BEGIN.match(line))
+        new = render_file(path, old, sources, errors, listing)
+        if new != old:
+            rel = os.path.relpath(path, root)
+            changed.append(rel)
+            if args.check:
+                sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                                           "a/" + rel, "b/" + rel))
+            elif not args.list:
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(new)
+    for line in listing or []:
+        print(line)
+    for e in errors:
+        print(f"quote_results.py: {e}", file=sys.stderr)
+    if args.check:
+        if changed:
+            print(f"quote_results.py: {len(changed)} file(s) disagree with results/ (the diff above): "
+                  f"run scripts/quote_results.py", file=sys.stderr)
+        else:
+            print(f"quote_results.py: {markers} markers agree with results/")
+    elif not args.list:
+        print(f"quote_results.py: {markers} markers; rewrote {len(changed)} file(s)"
+              + (": " + ", ".join(changed) if changed else ""))
+    if errors:
+        print(f"quote_results.py: {len(errors)} figure(s) cannot be traced (above)", file=sys.stderr)
+    return 1 if errors or (args.check and changed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
