@@ -258,3 +258,35 @@ GPU_TEST_CASE("launching again gives the same sum: nothing carries over between 
         }
     }
 }
+
+// block_sum_tree's contract (04.tree's TODO) is that EVERY thread returns the block's total, not
+// only thread 0, which is all the reductions read. This kernel keeps every thread's answer.
+__global__ void every_thread_keeps_tree_total(const float* __restrict__ in, float* __restrict__ out) {
+    const int i = blockIdx.x * kBlock + threadIdx.x;
+    out[i] = block_sum_tree(in[i]);
+}
+
+GPU_TEST_CASE("block_sum_tree: every thread of the block returns the block's total, not only thread 0") {
+    const int blocks = 3;
+    const std::vector<float> x = small_integers(static_cast<long long>(blocks) * kBlock, 17);
+    course::DeviceBuffer<float> in(x), out(x.size());
+    out.poison();
+    every_thread_keeps_tree_total<<<blocks, kBlock>>>(in.data(), out.data());
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> got = course::submitted(out.to_host());
+    for (int b = 0; b < blocks; ++b) {
+        const std::vector<float> block(x.begin() + b * kBlock, x.begin() + (b + 1) * kBlock);
+        const double total = sum_cpu<double>(block);  // exact: small integers
+        int wrong = 0, first_wrong = -1;
+        for (int t = 0; t < kBlock; ++t)
+            if (got[static_cast<std::size_t>(b) * kBlock + t] != total) {
+                if (first_wrong < 0) first_wrong = t;
+                ++wrong;
+            }
+        CAPTURE(b);
+        CAPTURE(total);
+        CAPTURE(first_wrong);
+        CHECK(wrong == 0);
+    }
+}

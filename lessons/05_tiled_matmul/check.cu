@@ -306,3 +306,59 @@ GPU_TEST_CASE("no kernel writes past the end of C") {
         CHECK(untouched == guard);
     }
 }
+
+// The register-tiled kernel picks its 16-byte path per matrix: along K for A (M x K), along N for
+// B (K x N) and C (M x N), and only from a 16-byte aligned base. A condition tested on the wrong
+// dimension or without the alignment is invisible on kShapes (where M % 4 == 0, so are N and K,
+// or M % 4 != 0): these shapes and pointers make it issue a misaligned float4 access, which
+// the GPU reports as an error.
+GPU_TEST_CASE("the 16-byte paths follow the right dimension: M % 4 == 0 with N % 4 != 0, K % 4 != 0, and the converse") {
+    // {M, N, K}: M and K multiples of 4, N not (B's and C's rows); M and N multiples of 4, K not
+    // (A's rows); N a multiple of 4 with M and K not.
+    for (const auto& shape : {std::array<int, 3>{132, 130, 36}, std::array<int, 3>{132, 260, 37},
+                              std::array<int, 3>{130, 132, 37}}) {
+        const int M = shape[0], N = shape[1], K = shape[2];
+        TestProblem p = TestProblem::make(M, N, K, course::seeded(static_cast<std::uint32_t>(M + 3 * N + 5 * K)));
+        for (const Variant& v : kVariants) {
+            INFO("kernel: ", std::string(v.name));
+            CAPTURE(M);
+            CAPTURE(N);
+            CAPTURE(K);
+            const auto r = p.compare(course::submitted(p.run([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); })));
+            INFO(r.summary());
+            CHECK(r.ok());
+        }
+    }
+}
+
+GPU_TEST_CASE("every kernel is right when A, B or C does not start on a 16-byte boundary") {
+    // Every dimension a multiple of 4, so only the pointers can turn the 16-byte paths off.
+    const int M = 132, N = 136, K = 68;
+    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, course::seeded(31));
+    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, course::seeded(32));
+    const Reference ref = matmul_cpu(host_a, host_b, M, N, K);
+    const course::Tolerance tol = matmul_tolerance(K, ref.max_abs_sum);
+    auto shifted = [](const std::vector<float>& host, int offset) {  // `offset` floats before the data
+        std::vector<float> p(static_cast<std::size_t>(offset), 0.0f);
+        p.insert(p.end(), host.begin(), host.end());
+        return p;
+    };
+    // {offset of A, of B, of C} in floats: one misaligned at a time, then all three.
+    for (const auto& offsets : {std::array<int, 3>{1, 0, 0}, std::array<int, 3>{0, 2, 0}, std::array<int, 3>{0, 0, 3},
+                                std::array<int, 3>{1, 1, 1}}) {
+        course::DeviceBuffer<float> a(shifted(host_a, offsets[0])), b(shifted(host_b, offsets[1]));
+        course::DeviceBuffer<float> c(static_cast<std::size_t>(M) * N + offsets[2]);
+        for (const Variant& v : kVariants) {
+            INFO("kernel: ", std::string(v.name));
+            INFO("offsets of A, B, C in floats: ", offsets[0], ", ", offsets[1], ", ", offsets[2]);
+            c.poison();
+            v.launch(a.data() + offsets[0], b.data() + offsets[1], c.data() + offsets[2], M, N, K);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const std::vector<float> all = course::submitted(c.to_host());
+            const std::vector<float> out(all.begin() + offsets[2], all.end());
+            const auto r = course::compare_close(out, ref.c, N, tol);
+            INFO(r.summary());
+            CHECK(r.ok());
+        }
+    }
+}

@@ -371,10 +371,10 @@ void print_model_section() {
     std::printf("== the bank model: which wavefront serves each lane, lanes down, banks across ==\n");
     print_maps("32x32 float tile, column 0", scalar_tile_access<UnpaddedTile<32>>().drain, "32x33 float tile, column 0",
                scalar_tile_access<PaddedTile<32>>().drain, 4);
-    std::printf("  %-24s %6s %11s %10s\n", "probe (06_bank_conflicts_probes)", "width", "wavefronts", "conflicts");
+    std::printf("  %-26s %6s %11s %10s\n", "probe", "width", "wavefronts", "conflicts");
     for (const Probe& p : probe_table()) {
         const BankReport r = bank_model(p.addr, p.width);
-        std::printf("  %-24s %6d %11d %10d\n", p.name.c_str(), p.width, r.wavefronts, r.conflicts());
+        std::printf("  %-26s %6d %11d %10d\n", p.name.c_str(), p.width, r.wavefronts, r.conflicts());
     }
     std::printf("\n");
 }

@@ -6,9 +6,8 @@
 
 BUILD is the build folder (or the path of its 06_bank_conflicts_probes, lesson 06's probe tool,
 probes.cu). Each pattern is one launch of bank_probe (one warp, one shared load), all launches
-under one ncu process, so the
-counters of launch i belong to pattern i; then the same for bank_probe_store (one shared store
-of the pattern). `generated` prints one line per access and width (patterns, agreeing,
+under one ncu process, so the counters of launch i belong to pattern i; then the same for
+bank_probe_store (one shared store of the pattern). `generated` prints one line per access and width (patterns, agreeing,
 disagreeing, the first few disagreements); both modes exit 1 on any disagreement. Options of
 `generated`: --count N (patterns per width, default 300), --seed S (default 6), --save FILE
 (every pattern with the model's and ncu's counts, as CSV).

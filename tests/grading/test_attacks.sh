@@ -53,14 +53,15 @@ echo "grade.sh exit code $rc after $(( $(date +%s) - start )) s"
 # Every row, read from the cells' result.txt (key=value, one per line).
 declare -A row
 for f in "$tmp"/out/cells/*/result.txt; do
-  student="" lesson="" compiled="" passed="" total="" finding=""
+  student="" lesson="" compiled="" passed="" total="" finding="" cpassed="" ctotal=""
   while IFS= read -r line; do
     case ${line%%=*} in
       student) student=${line#*=} ;; lesson) lesson=${line#*=} ;; compiled) compiled=${line#*=} ;;
       passed) passed=${line#*=} ;; total) total=${line#*=} ;; finding) finding=${line#*=} ;;
+      course_passed) cpassed=${line#*=} ;; course_total) ctotal=${line#*=} ;;
     esac
   done < "$f"
-  row["$student|$lesson"]="$compiled|$passed|$total|$finding"
+  row["$student|$lesson"]="$compiled|$passed|$total|$cpassed|$ctotal|$finding"
 done
 n=0
 while IFS=$'\t' read -r student lesson compiled rule pattern; do
@@ -68,11 +69,24 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
   n=$((n + 1))
   got=${row["$student|$lesson"]-}
   [ -n "$got" ] || { fail "$student / $lesson: no row"; continue; }
-  IFS='|' read -r g_compiled g_passed g_total g_finding <<< "$got"
+  IFS='|' read -r g_compiled g_passed g_total g_cpassed g_ctotal g_finding <<< "$got"
   [ "$g_compiled" = "$compiled" ] || fail "$student / $lesson: compiled=$g_compiled, expected $compiled ($g_finding)"
+  # Without a GPU, lesson 01's host test cases ask the submission for no value: none counts (the
+  # course's own tests, reported apart), and the finding says so. There "all" means every one of
+  # the course's own test cases passed, and the finding is matched without that sentence.
+  nothing=0
+  if [ $gpu -eq 0 ] && [ "$g_total" = 0 ] && [[ $g_finding == *"no test case judged a value of the submission ("* ]]; then
+    nothing=1
+    g_finding=$(sed -E 's/(; )?no test case judged a value of the submission \([0-9]+ of [0-9]+ of the course.s own test cases passed, not counted\)//' <<< "$g_finding")
+  fi
   case $rule in
-    all) [ -n "$g_total" ] && [ "$g_total" -gt 0 ] && [ "$g_passed" = "$g_total" ] ||
-           fail "$student / $lesson: $g_passed of $g_total passed, expected all" ;;
+    all) if [ $nothing -eq 1 ]; then
+           [ -n "$g_ctotal" ] && [ "$g_ctotal" -gt 0 ] && [ "$g_cpassed" = "$g_ctotal" ] ||
+             fail "$student / $lesson: $g_cpassed of $g_ctotal of the course's own test cases passed, expected all"
+         else
+           [ -n "$g_total" ] && [ "$g_total" -gt 0 ] && [ "$g_passed" = "$g_total" ] ||
+             fail "$student / $lesson: $g_passed of $g_total passed, expected all"
+         fi ;;
     not_all) [ -n "$g_total" ] && [ "$g_passed" != "$g_total" ] || fail "$student / $lesson: $g_passed of $g_total passed, expected fewer" ;;
   esac
   if [ -z "$pattern" ]; then

@@ -2,7 +2,7 @@
 # Host test of grade.sh's exports, on canned cell results (tests/grading/canned/mixed, plus a cell
 # that was never graded: identity.txt, no result.txt) with tests/grading/canned/weights.txt:
 # scores.csv (student, score, max score, comment; RFC 4180 quoting of names with commas, quotes,
-# spaces, a leading dash, non-ASCII letters) and feedback/STUDENT.md must be exactly the expected
+# spaces, non-ASCII letters; a leading dash quoted as OWASP says against spreadsheet formulas) and feedback/STUDENT.md must be exactly the expected
 # files; a cell earns its lesson's weight only when it passed with no finding; the never-graded
 # cell gets a row that says so; a bad weights file is refused (exit 2).
 set -u
@@ -28,7 +28,7 @@ diff -u "$here/expected/exports.feedback.OBrien.md" "$tmp/out/feedback/O'Brien, 
 s=$tmp/out/scores.csv
 grep -qx 'student,score,max score,comment' "$s" || fail "no LMS header"
 grep -q '^Ada Lovelace,2.50,5.50,' "$s" || fail "Ada: 2 (01, weight 2) + 0.5 (02) of 2 + 0.5 + 1 + 0 + 1 + 1 = 5.50"
-grep -q '^-Zoë missing barrier,0,5.50,' "$s" || fail "a passed cell with a race finding must earn 0"
+grep -q "^'-Zoë missing barrier,0,5.50," "$s" || fail "a passed cell with a race finding must earn 0 (and a leading - is quoted against formulas)"
 grep -q "^\"O'Brien, Pat \"\"wrong index\"\"\",0,5.50," "$s" || fail "a quoted name is not quoted as RFC 4180 says"
 grep -q 'not graded: no result' "$tmp/out/gradebook.csv" || fail "the never-graded cell has no row that says so"
 

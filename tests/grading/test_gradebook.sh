@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Host test of scripts/grade.sh's gradebook writer, on canned cell results (no GPU, no build):
-# `grade.sh --gradebook-from CELLS` must write exactly the expected CSV (RFC 4180 quoting of
-# commas, quotes and spaces in names) and Markdown (escaped pipes, backslashes, markup), print the
-# Markdown, and exit 1 when a cell did not pass, 0 when all did, 1 when there are no cells.
+# Host test of the grader's gradebook writer (grading/gradebook.py), on canned cell results (no GPU,
+# no build): `grade.sh --gradebook-from CELLS` must write exactly the expected CSV (RFC 4180 quoting
+# of commas, quotes and spaces in names; a leading - quoted against spreadsheet formulas; the
+# course's own test cases in columns of their own) and Markdown (escaped pipes, backslashes,
+# markup), print the Markdown, and exit 1 when a cell did not pass, 0 when all did, 1 when there
+# are no cells.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 grade=$here/../../scripts/grade.sh
@@ -24,10 +26,12 @@ done
 
 # The rules the expected files encode, spelled out for the two hardest rows:
 csv=$tmp/mixed/gradebook.csv md=$tmp/mixed/gradebook.md
-grep -qxF "\"O'Brien, Pat \"\"wrong index\"\"\",01_naive_transpose,yes,4,5,\"k.name := transpose_naive_strided_writes; rows := 257; cols := 1031; FAIL: 264966 of 264967 differ, first at (0, 1): got 0.25, expected -0.5\"" "$csv" ||
+grep -qxF "\"O'Brien, Pat \"\"wrong index\"\"\",01_naive_transpose,yes,4,5,\"k.name := transpose_naive_strided_writes; rows := 257; cols := 1031; FAIL: 264966 of 264967 differ, first at (0, 1): got 0.25, expected -0.5\",," "$csv" ||
   fail "a name with a comma and quotes is not quoted as RFC 4180 says"
-grep -qxF '|  spaced, piped \| back\\slash  | 04_reduction | yes | 0 | 14 | crashed (SIGSEGV) in: a \`tick\` \<b>bold\</b> \*star\* \| pipe |' "$md" ||
+grep -qxF '|  spaced, piped \| back\\slash  | 04_reduction | yes | 0 | 14 | crashed (SIGSEGV) in: a \`tick\` \<b>bold\</b> \*star\* \| pipe |  |' "$md" ||
   fail "pipes, backslashes and markup are not escaped in the Markdown table"
+grep -q "^'-Zoë missing barrier,02_shared_transpose," "$csv" || fail "a name starting with - is not quoted against spreadsheet formulas"
+grep -q '^Ada Lovelace,01_naive_transpose,yes,5,5,,3,3$' "$csv" || fail "the course's own test cases are not in columns of their own"
 [ "$(grep -c '' "$csv")" -eq 12 ] || fail "gradebook.csv should have a header and 11 rows"
 
 mkdir -p "$tmp/none"

@@ -1,0 +1,218 @@
+"""Cell results and the gradebook.
+
+A cell folder (OUT/cells/NNNN) holds identity.txt (student, lesson, and for a Slurm plan its slice)
+from the start and result.txt once graded: one key=value per line, every value on one line
+(names as names.display_name shows them; findings with control characters escaped). Keys:
+student, lesson, compiled (yes / no / -), passed and total (the test cases that judged a value the
+submission computed), course_passed and course_total (the course's own test cases, which judged
+none: shown apart, never counted), finding (empty when the cell is fully right).
+
+The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
+exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
+Markdown file per student). A cell earns its lesson's weight when it passed: compiled, every
+counted test case passed, at least one was counted, and no finding.
+"""
+import os
+import re
+
+from .names import csv_field, feedback_file_name, md_field, visible
+
+HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
+          "first failure or sanitizer finding", "course test cases passed", "course test cases total"]
+NOTE = ("Checks count the test cases that judged a value the submission computed. The course's own "
+        "test cases (they judge none of the submission's values) are shown apart and never count in "
+        "the score.")
+RESULT_KEYS = ("compiled", "passed", "total", "course_passed", "course_total", "finding")
+
+
+class WeightsError(Exception):
+    pass
+
+
+def one_line(value):
+    return visible(str(value)).replace("\n", " ")
+
+
+def read_record(path):
+    """key=value lines -> dict (the last of a key wins); unknown keys are kept."""
+    rec = {}
+    with open(path, "rb") as f:
+        data = f.read(1 << 20)
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            rec[key] = value
+    return rec
+
+
+def write_atomic(path, text):
+    tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+    with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def identity_text(student, lesson, slice_k=None):
+    text = "student=%s\nlesson=%s\n" % (one_line(student), one_line(lesson))
+    if slice_k is not None:
+        text += "slice=%d\n" % slice_k
+    return text
+
+
+def finish_cell(cell_dir, compiled, passed="", total="", finding="", course_passed="", course_total=""):
+    """result.txt, whole or not at all: identity.txt, then the result."""
+    with open(os.path.join(cell_dir, "identity.txt"), encoding="utf-8", errors="surrogateescape") as f:
+        ident = f.read()
+    if ident and not ident.endswith("\n"):
+        ident += "\n"
+    values = {"compiled": compiled, "passed": passed, "total": total, "course_passed": course_passed,
+              "course_total": course_total, "finding": finding}
+    write_atomic(os.path.join(cell_dir, "result.txt"),
+                 ident + "".join("%s=%s\n" % (k, one_line(values[k])) for k in RESULT_KEYS))
+
+
+def is_pass(compiled, passed, total, finding):
+    return (compiled == "yes" and re.fullmatch(r"[0-9]+", total or "") is not None and int(total) > 0
+            and passed == total and not finding)
+
+
+def read_weights(path, lessons):
+    """Lines "NN_name WEIGHT" (WEIGHT >= 0; # starts a comment line) -> {lesson: weight}."""
+    weights = {}
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise WeightsError("--weights %s: %s" % (path, e.strerror))
+    for n, line in enumerate(lines, 1):
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        name = words[0]
+        if name not in lessons:
+            raise WeightsError("--weights %s, line %d: '%s' is not a lesson (one of: %s)"
+                               % (path, n, visible(name), ", ".join(lessons)))
+        if len(words) != 2 or not re.fullmatch(r"[0-9]+(\.[0-9]+)?", words[1]):
+            raise WeightsError("--weights %s, line %d: expected 'NN_name WEIGHT' with WEIGHT a number >= 0, got '%s'"
+                               % (path, n, visible(line.strip())))
+        weights[name] = words[1]
+    return weights
+
+
+def num(x):
+    """3, 2.50"""
+    return "%d" % x if x == int(x) else "%.2f" % x
+
+
+def _course_column(rec):
+    p, t = rec.get("course_passed", ""), rec.get("course_total", "")
+    return "%s of %s" % (p, t) if t not in ("", "0") else ""
+
+
+def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh"):
+    """Writes OUTDIR/gradebook.csv and .md, OUTDIR/scores.csv and OUTDIR/feedback/ from the cell
+    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown)."""
+    weights = weights or {}
+    weight = lambda l: float(weights.get(l, "1"))
+    os.makedirs(outdir, exist_ok=True)
+    feedback = os.path.join(outdir, "feedback")
+    if os.path.isdir(feedback) and not os.path.islink(feedback):
+        for name in os.listdir(feedback):
+            os.unlink(os.path.join(feedback, name))
+    else:
+        if os.path.lexists(feedback):
+            os.unlink(feedback)
+        os.makedirs(feedback)
+    max_score = sum(weight(l) for l in lessons)
+    csv = [",".join(HEADER)]
+    md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
+          "| course's own test cases (not counted) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    students = {}  # shown name -> {"score", "passed", "failed", "rows"}, in order of first row
+    ncells = npassed = nungraded = 0
+    failed = False
+    try:
+        entries = sorted(e for e in os.listdir(cells) if os.path.isdir(os.path.join(cells, e)))
+    except OSError:
+        entries = []
+    for e in entries:
+        d = os.path.join(cells, e)
+        graded = os.path.isfile(os.path.join(d, "result.txt"))
+        f = os.path.join(d, "result.txt" if graded else "identity.txt")
+        if not os.path.isfile(f):
+            continue
+        rec = read_record(f)
+        student, lesson = rec.get("student", ""), rec.get("lesson", "")
+        compiled, passed, total = rec.get("compiled", ""), rec.get("passed", ""), rec.get("total", "")
+        finding = rec.get("finding", "")
+        if not graded:  # a Slurm task that ended early left its reason in .slice-K.why
+            compiled = "-"
+            nungraded += 1
+            why = ""
+            sl = rec.get("slice", "")
+            if sl and os.path.isfile(os.path.join(cells, ".slice-%s.why" % sl)):
+                with open(os.path.join(cells, ".slice-%s.why" % sl), "rb") as w:
+                    why = visible(w.read(400)).replace("\\x0a", " ").strip()
+            finding = ("not graded: %s; grade again with --resume"
+                       % (why or "no result: its run was interrupted, or its Slurm task was lost"))
+        ncells += 1
+        ok = is_pass(compiled, passed, total, finding)
+        if ok:
+            npassed += 1
+        else:
+            failed = True
+            if not finding:  # never a blank failure
+                finding = "%s of %s test cases passed" % (passed or "0", total or "0")
+        st = students.setdefault(student, {"score": 0.0, "passed": [], "failed": [], "rows": []})
+        if lesson in lessons:
+            if ok:
+                st["score"] += weight(lesson)
+                st["passed"].append(lesson)
+            else:
+                st["failed"].append(lesson)
+        cp, ct = (rec.get("course_passed", ""), rec.get("course_total", "")) if graded else ("", "")
+        csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct)))
+        course = _course_column(rec) if graded else ""
+        md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course)))
+        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course)))
+    md.append("")
+    md.append("%d cells: %d passed, %d did not." % (ncells, npassed, ncells - npassed))
+    if nungraded:
+        md.append("%d of them were never graded (no result); grade again with --resume." % nungraded)
+    md.append(NOTE)
+    info = os.path.join(cells, "run-info.txt")
+    if os.path.isfile(info):
+        with open(info, encoding="utf-8", errors="surrogateescape") as f:
+            md.append("")
+            md.extend(visible(l) for l in f.read().splitlines())
+    scores = ["student,score,max score,comment"]
+    used = set()
+    for student, st in students.items():
+        fb = feedback_file_name(student)
+        while fb in used:  # (two shown names are never equal; two file names could be, cut)
+            fb = fb[:-3] + "+.md"
+        used.add(fb)
+        missing = [l for l in lessons if weight(l) != 0 and l not in st["passed"] and l not in st["failed"]]
+        comment = "passed: " + (" ".join(st["passed"]) or "none")
+        if st["failed"]:
+            comment += "; not passed: " + " ".join(st["failed"])
+        if missing:
+            comment += "; not submitted: " + " ".join(missing)
+        comment += "; details in feedback/" + fb
+        scores.append(",".join((csv_field(student), num(st["score"]), num(max_score), csv_field(comment))))
+        text = ["# Feedback for %s" % md_field(student), "",
+                "Score: %s of %s (a lesson counts when it compiled, passed every test case and had no finding)."
+                % (num(st["score"]), num(max_score)), "",
+                "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
+                "| course's own test cases (not counted) |", "| --- | --- | --- | --- | --- | --- |"]
+        text.extend(st["rows"])
+        if missing:
+            text.extend(["", "Not submitted: " + " ".join(missing)])
+        text.extend(["", NOTE])
+        with open(os.path.join(feedback, fb), "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("\n".join(text) + "\n")
+    for name, lines in (("gradebook.csv", csv), ("gradebook.md", md), ("scores.csv", scores)):
+        with open(os.path.join(outdir, name), "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("\n".join(lines) + "\n")
+    if ncells == 0:
+        return 1, "\n".join(md) + "\n", "%s: no cell results (*/result.txt) in %s" % (me, visible(cells))
+    return (1 if failed else 0), "\n".join(md) + "\n", None

@@ -1,0 +1,186 @@
+"""The plan: which cells a class's SUBMISSIONS folder holds, read without ever following a link.
+
+SUBMISSIONS holds one folder per student, each holding any subset of NN_name/main.cu. Every entry
+of SUBMISSIONS gets at least one row, whatever its name (any bytes); every entry of a student's
+folder gets one row: a cell to grade (NN_name/main.cu, a regular file of at most the size limit),
+or a finding. Folders are opened with O_NOFOLLOW relative to their parent's descriptor, so a
+symbolic link (to the course's solution, a classmate, a root-only file) is reported, never read.
+"""
+import os
+import stat
+from dataclasses import dataclass, field
+
+from .names import display_name
+
+O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass
+class Limits:
+    max_files: int = 100          # entries of a student's folder, and of one of its lesson folders
+    max_source_bytes: int = 1 << 20  # one main.cu
+
+
+@dataclass
+class PlannedCell:
+    student: bytes                # raw name of the student's folder
+    lesson: bytes                 # raw name of the entry in it (b"" for a row of the whole folder)
+    source: tuple = ()            # (student, lesson, b"main.cu"): a cell to build; () when finding is set
+    finding: str = ""
+    student_index: int = 0        # 0-based place of the student among SUBMISSIONS' entries
+    shown_student: str = field(init=False)
+    shown_lesson: str = field(init=False)
+
+    def __post_init__(self):
+        self.shown_student = display_name(self.student)
+        self.shown_lesson = display_name(self.lesson) if self.lesson else ""
+
+
+def kind(mode):
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file or folder"
+
+
+def _entries(dir_fd, limit):
+    """The names in a folder (bytes, sorted by byte), at most LIMIT + 1 of them read."""
+    names = []
+    with os.scandir(dir_fd) as it:
+        for e in it:
+            names.append(os.fsencode(e.name))
+            if len(names) > limit:
+                break
+    return sorted(names)
+
+
+def scan(submissions, lessons, limits=Limits()):
+    """[PlannedCell], in the order of the students' and their entries' names (bytes)."""
+    cells = []
+    top = os.open(submissions, O_DIR)
+    try:
+        students = []
+        with os.scandir(top) as it:
+            students = sorted(os.fsencode(e.name) for e in it)
+        for index, student in enumerate(students):
+            cells.extend(_scan_student(top, student, index, lessons, limits))
+    finally:
+        os.close(top)
+    return cells
+
+
+def _scan_student(top, student, index, lessons, limits):
+    row = lambda lesson, finding, source=(): PlannedCell(student, lesson, source, finding, index)
+    try:
+        st = os.lstat(student, dir_fd=top)
+    except OSError as e:
+        return [row(b"", "cannot be read (%s); not graded" % e.strerror)]
+    if stat.S_ISLNK(st.st_mode):
+        return [row(b"", "a symbolic link, not a student folder: not followed, not graded")]
+    if not stat.S_ISDIR(st.st_mode):
+        what = "a file at the top of SUBMISSIONS" if stat.S_ISREG(st.st_mode) else kind(st.st_mode)
+        return [row(b"", "not a student folder (%s)" % what)]
+    try:
+        fd = os.open(student, O_DIR, dir_fd=top)
+    except OSError as e:
+        return [row(b"", "the student folder cannot be opened (%s); not graded" % e.strerror)]
+    try:
+        names = _entries(fd, limits.max_files)
+        if len(names) > limits.max_files:
+            return [row(b"", "more than %d entries in the student folder (the limit, --max-files): not graded"
+                        % limits.max_files)]
+        if not names:
+            return [row(b"", "empty submission (no NN_name/main.cu)")]
+        out = []
+        for name in names:
+            out.append(_scan_entry(fd, student, name, index, lessons, limits))
+        return out
+    finally:
+        os.close(fd)
+
+
+def _scan_entry(sfd, student, name, index, lessons, limits):
+    row = lambda finding, source=(): PlannedCell(student, name, source, finding, index)
+    lesson = name.decode("utf-8", "surrogateescape")
+    try:
+        st = os.lstat(name, dir_fd=sfd)
+    except OSError as e:
+        return row("cannot be read (%s); not graded" % e.strerror)
+    is_lesson = lesson in lessons
+    if stat.S_ISLNK(st.st_mode):
+        return row("%s is a symbolic link: not followed, not graded"
+                   % ("the lesson folder" if is_lesson else "this entry"))
+    if not (stat.S_ISDIR(st.st_mode) and is_lesson):
+        if is_lesson:
+            return row("the lesson folder is %s, not a folder: not graded" % kind(st.st_mode))
+        return row("not a lesson folder (expected NN_name/main.cu, NN_name one of: %s)" % ", ".join(lessons))
+    try:
+        lfd = os.open(name, O_DIR, dir_fd=sfd)
+    except OSError as e:
+        return row("the lesson folder cannot be opened (%s); not graded" % e.strerror)
+    try:
+        if len(_entries(lfd, limits.max_files)) > limits.max_files:
+            return row("more than %d entries in %s/ (the limit, --max-files): not graded" % (limits.max_files, lesson))
+        try:
+            st = os.lstat(b"main.cu", dir_fd=lfd)
+        except FileNotFoundError:
+            return row("no main.cu in %s/" % lesson)
+        except OSError as e:
+            return row("main.cu cannot be read (%s); not graded" % e.strerror)
+        if stat.S_ISLNK(st.st_mode):
+            return row("main.cu is a symbolic link: not followed, not graded")
+        if not stat.S_ISREG(st.st_mode):
+            return row("main.cu is %s, not a regular file: not graded" % kind(st.st_mode))
+        if st.st_size > limits.max_source_bytes:
+            return row("main.cu is %d bytes, over the limit of %d KiB (--max-source-kib): not graded"
+                       % (st.st_size, limits.max_source_bytes // 1024))
+        return row("", (student, name, b"main.cu"))
+    finally:
+        os.close(lfd)
+
+
+class SourceError(Exception):
+    pass
+
+
+def read_source(submissions, parts, limit):
+    """The bytes of SUBMISSIONS/student/lesson/main.cu, opened one level at a time with O_NOFOLLOW
+    (never through a link, even one made after the plan), a regular file of at most LIMIT bytes."""
+    fds = []
+    try:
+        fd = os.open(submissions, O_DIR)
+        fds.append(fd)
+        for p in parts[:-1]:
+            fd = os.open(p, O_DIR, dir_fd=fd)
+            fds.append(fd)
+        try:
+            fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+        except OSError as e:
+            raise SourceError("main.cu cannot be opened without following a link (%s)" % e.strerror)
+        fds.append(fd)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SourceError("main.cu is %s, not a regular file" % kind(st.st_mode))
+        data = b""
+        while len(data) <= limit:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > limit:
+            raise SourceError("main.cu is over the limit of %d KiB (--max-source-kib)" % (limit // 1024))
+        return data
+    except OSError as e:
+        raise SourceError("the submission's folder cannot be opened without following a link (%s)" % e.strerror)
+    finally:
+        for fd in fds:
+            os.close(fd)

@@ -1,0 +1,237 @@
+"""Running one step of a cell (a build, the runner, a sanitizer, the judge) under its limits.
+
+What a step prints goes to LOG, cut at --output-kib (the rest counted, a finding); it ends at its
+time limit; a watchdog reads the resident memory of the step's processes (the process tree under
+it, and as root every process of the cell's user) every 0.2 s and kills them all above the memory
+limit (--mem-mib): RLIMIT_AS breaks the CUDA runtime, a cgroup is not delegated on every machine
+(nor on every Slurm node), and /proc is. The same reading counts the step's processes.
+"""
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+_registry = set()  # every step running now: killed when the grader is interrupted or dies
+_registry_lock = threading.Lock()
+
+
+@dataclass
+class Step:
+    rc: int = 0
+    timed_out: bool = False
+    mem_killed: bool = False
+    cut: int = 0                  # bytes of output over the cap, not kept
+    max_procs: int = 0
+    peak_rss: int = 0             # bytes
+    started: bool = True          # bwrap reported it started the command (False: it refused)
+    seconds: float = 0.0
+
+
+def process_table():
+    """{pid: (ppid, real uid, resident bytes)} of every process, from /proc/PID/status (whose owner
+    is root for a process that changed its user, so the Uid line is read)."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/status" % name, "rb") as f:
+                text = f.read(4096)
+        except OSError:
+            continue
+        ppid = uid = None
+        rss = 0
+        for line in text.split(b"\n"):
+            if line.startswith(b"PPid:"):
+                ppid = int(line.split()[1])
+            elif line.startswith(b"Uid:"):
+                uid = int(line.split()[1])
+            elif line.startswith(b"VmRSS:"):
+                rss = int(line.split()[1]) * 1024
+        if ppid is not None and uid is not None:
+            table[int(name)] = (ppid, uid, rss)
+    return table
+
+
+def tree(table, root):
+    """ROOT and every process under it."""
+    children = {}
+    for pid, (ppid, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        if p in table:
+            out.append(p)
+        todo.extend(children.get(p, ()))
+    return out
+
+
+def uid_processes(uids, table=None):
+    table = process_table() if table is None else table
+    return [p for p, (_, uid, _) in table.items() if uid in uids]
+
+
+def kill_pids(pids):
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def kill_uid(uid, wait_s=10.0):
+    """Kills every process of UID (a cell's user) and waits until none is left (a big tmpfs takes a
+    while to go). Returns True when none is left."""
+    end = time.monotonic() + wait_s
+    while True:
+        left = uid_processes({uid})
+        if not left:
+            return True
+        kill_pids(left)
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.2)
+
+
+def kill_everything():
+    """Every step running now, with what it started (its process group and tree)."""
+    with _registry_lock:
+        procs = list(_registry)
+    table = process_table()
+    for p in procs:
+        pids = tree(table, p.pid)
+        try:
+            os.killpg(p.pid, signal.SIGSTOP)
+        except OSError:
+            pass
+        kill_pids(pids)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _pump(src, log_path, cap, result):
+    kept = 0
+    with open(log_path, "wb") as log:
+        while True:
+            chunk = src.read1(1 << 16) if hasattr(src, "read1") else src.read(1 << 16)
+            if not chunk:
+                break
+            room = cap - kept
+            if room > 0:
+                log.write(chunk[:room])
+                kept += min(room, len(chunk))
+            if len(chunk) > room:
+                result.cut += len(chunk) - max(room, 0)
+    src.close()
+
+
+def run_step(cmd, log_path, limit_s, cap_bytes, mem_bytes=0, uid=None, count_procs=False,
+             pass_fds=(), env=None, cwd=None, status=False, nice=0):
+    """Runs CMD (stdin /dev/null; stdout and stderr to LOG_PATH, cut at CAP_BYTES), killed after
+    LIMIT_S seconds (rc 124) or above MEM_BYTES of resident memory (0: no limit). UID: the cell's
+    user, whose processes are counted, measured and killed with it. STATUS: CMD is a sandbox
+    command line whose --json-status-fd is the last of PASS_FDS... (see sandbox.command): set
+    started from it."""
+    res = Step()
+    status_r = status_w = None
+    fds = list(pass_fds)
+    if status:
+        status_r, status_w = os.pipe()
+        fds.append(status_w)
+        cmd = [str(status_w) if a == "{status_fd}" else a for a in cmd]
+    if nice:
+        cmd = ["nice", "-n", str(nice)] + list(cmd)
+    t0 = time.monotonic()
+    try:
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             pass_fds=fds, env=env, cwd=cwd, start_new_session=True)
+    except OSError as e:
+        with open(log_path, "w") as f:
+            f.write("grader: cannot start %s: %s\n" % (cmd[0], e.strerror))
+        res.rc, res.started = 127, False
+        if status_w is not None:
+            os.close(status_w)
+            os.close(status_r)
+        return res
+    with _registry_lock:
+        _registry.add(p)
+    if status_w is not None:
+        os.close(status_w)
+    status_data = []
+    st_thread = None
+    if status_r is not None:
+        def read_status():
+            with os.fdopen(status_r, "rb") as f:
+                status_data.append(f.read(1 << 16))
+        st_thread = threading.Thread(target=read_status, daemon=True)
+        st_thread.start()
+    pump = threading.Thread(target=_pump, args=(p.stdout, log_path, cap_bytes, res), daemon=True)
+    pump.start()
+    deadline = t0 + limit_s
+    nap = 0.005
+    try:
+        while p.poll() is None:
+            if mem_bytes or count_procs:
+                table = process_table()
+                pids = set(tree(table, p.pid))
+                if uid is not None:
+                    pids.update(q for q, (_, u, _) in table.items() if u == uid)
+                rss = sum(table[q][2] for q in pids if q in table)
+                res.peak_rss = max(res.peak_rss, rss)
+                if count_procs:
+                    n = len(pids) if uid is None else sum(1 for q in pids if table[q][1] == uid)
+                    res.max_procs = max(res.max_procs, n)
+                if mem_bytes and rss > mem_bytes:
+                    res.mem_killed = True
+                    _kill_step(p, uid)
+                    break
+            if time.monotonic() > deadline:
+                res.timed_out = True
+                _kill_step(p, uid)
+                break
+            time.sleep(nap)
+            nap = min(0.2, nap * 2)  # a short step ends without waiting 0.2 s
+        try:
+            rc = p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _kill_step(p, uid)
+            rc = p.wait()
+    finally:
+        with _registry_lock:
+            _registry.discard(p)
+    pump.join(timeout=30)
+    if st_thread is not None:
+        st_thread.join(timeout=10)
+    res.seconds = time.monotonic() - t0
+    res.rc = 124 if res.timed_out else (-rc + 128 if rc < 0 else rc)
+    if status:
+        text = b"".join(status_data).decode("utf-8", "replace")
+        exited = False
+        for line in text.splitlines():
+            try:
+                if "exit-code" in json.loads(line):
+                    exited = True
+            except ValueError:
+                pass
+        # bwrap writes "exit-code" when the command it started ended; a sandbox that could not
+        # set itself up never writes it (nor one killed at its limits, which says so itself)
+        res.started = exited or res.timed_out or res.mem_killed or res.rc >= 128
+    return res
+
+
+def _kill_step(p, uid):
+    pids = tree(process_table(), p.pid)
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    kill_pids(pids)
+    if uid is not None:
+        kill_pids(uid_processes({uid}))

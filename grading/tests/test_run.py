@@ -1,0 +1,78 @@
+"""Running a step under its limits: output cut and counted, time limit, the memory watchdog, process
+counting (real processes, a second or two; no sandbox needed)."""
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from grading import run  # noqa: E402
+
+PY = sys.executable
+
+
+class Step(unittest.TestCase):
+    def setUp(self):
+        fd, self.log = tempfile.mkstemp()
+        os.close(fd)
+
+    def tearDown(self):
+        os.unlink(self.log)
+
+    def test_output_is_cut_and_the_rest_counted(self):
+        s = run.run_step([PY, "-c", "import sys; sys.stdout.write('x' * 100000)"], self.log, 30, 4096)
+        self.assertEqual(s.rc, 0)
+        self.assertEqual(os.path.getsize(self.log), 4096)
+        self.assertEqual(s.cut, 100000 - 4096)
+
+    def test_time_limit(self):
+        s = run.run_step([PY, "-c", "import time; time.sleep(60)"], self.log, 1, 4096)
+        self.assertTrue(s.timed_out)
+        self.assertEqual(s.rc, 124)
+        self.assertLess(s.seconds, 10)
+
+    def test_time_limit_kills_what_it_started_in_another_session(self):
+        code = ("import os, time\n"
+                "if os.fork() == 0:\n    os.setsid(); time.sleep(60)\n"
+                "time.sleep(60)\n")
+        s = run.run_step([PY, "-c", code], self.log, 1, 4096, count_procs=True)
+        self.assertTrue(s.timed_out)
+        self.assertGreaterEqual(s.max_procs, 2)
+
+    def test_memory_watchdog(self):
+        code = "import time\nb = bytearray(400 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\ntime.sleep(30)\n"
+        s = run.run_step([PY, "-c", code], self.log, 60, 4096, mem_bytes=100 << 20)
+        self.assertTrue(s.mem_killed)
+        self.assertGreater(s.peak_rss, 100 << 20)
+        self.assertLess(s.seconds, 20)
+
+    def test_under_the_memory_limit(self):
+        s = run.run_step([PY, "-c", "b = bytearray(20 << 20)"], self.log, 60, 4096, mem_bytes=500 << 20)
+        self.assertFalse(s.mem_killed)
+        self.assertEqual(s.rc, 0)
+
+    def test_crash_is_128_plus_signal(self):
+        s = run.run_step([PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"], self.log, 30, 4096)
+        self.assertEqual(s.rc, 128 + 11)
+
+    def test_only_the_given_fds_are_passed(self):
+        r, w = os.pipe()
+        try:
+            s = run.run_step([PY, "-c", "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))"],
+                             self.log, 30, 4096, pass_fds=(w,))
+        finally:
+            os.close(r)
+            os.close(w)
+        with open(self.log) as f:
+            fds = eval(f.read())
+        self.assertIn(w, fds)
+        self.assertTrue(all(fd in (0, 1, 2, w) or fd > w for fd in fds if fd != 3), fds)
+
+    def test_a_program_that_does_not_exist(self):
+        s = run.run_step(["/nonexistent/tool"], self.log, 30, 4096)
+        self.assertEqual(s.rc, 127)
+        self.assertFalse(s.started)
+
+
+if __name__ == "__main__":
+    unittest.main()
