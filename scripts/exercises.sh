@@ -21,18 +21,21 @@ cd "$(dirname "$0")/.."
 usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$self"; }  # the comment block at the top, without its '# '
 
 # ---------------------------------------------------------------- the table
-# Input: one line per exercise, "name compiles host gpu", where compiles is ok|FAILED, host is
-# ok|FAILED|- and gpu is passed|failed|timeout|skipped|- ("-": not run, because it did not compile).
+# Input: one line per exercise, "name compiles host gpu [static]", where compiles is ok|FAILED, host is
+# ok|FAILED|-, gpu is passed|failed|timeout|skipped|- ("-": not run, because it did not compile) and
+# static (optional) is ok|FAILED|-: FAILED when the compiled kernel breaks a contract its rubric
+# marks required (grading/static_evidence.py), which the GPU checks cannot see.
 print_table() {
-  local file=$1 name compiles host gpu shown solved=0 total=0 skipped=0
+  local file=$1 name compiles host gpu static shown solved=0 total=0 skipped=0
   printf '%-22s| %-10s| %-12s| %s\n' "exercise" "compiles?" "host checks" "GPU checks"
   printf '%s\n' "----------------------+-----------+-------------+------------------"
-  while read -r name compiles host gpu; do
+  while read -r name compiles host gpu static; do
     case "$name" in ''|'#'*) continue ;; esac
     total=$((total + 1))
     case "$gpu" in
       passed)
-        if [ "$compiles" = ok ] && [ "$host" = ok ]; then shown=solved; solved=$((solved + 1)); else shown=passed; fi ;;
+        if [ "${static:--}" = FAILED ]; then shown="not yet (static evidence)"
+        elif [ "$compiles" = ok ] && [ "$host" = ok ]; then shown=solved; solved=$((solved + 1)); else shown=passed; fi ;;
       failed) shown="not yet" ;;
       timeout) shown="not yet (time limit)" ;;
       skipped) shown="skipped: no GPU"; skipped=$((skipped + 1)) ;;
@@ -81,9 +84,42 @@ run_limited() {  # run_limited LOG COMMAND...: the command's exit code, 124 when
   if command -v timeout >/dev/null; then timeout -k 10 "$limit" "$@" > "$log" 2>&1; else "$@" > "$log" 2>&1; fi
 }
 
+# static_evidence NAME VERBOSE: the rubric's facts of the compiled exercise (lessons/NAME/rubric.json,
+# read by grading/static_evidence.py from cuobjdump's output; no GPU needed), beside the course
+# solution's. Sets $static: ok, FAILED (a required rule fell short) or - (no rubric, no python3 or
+# no cuobjdump: nothing judged, and nothing held against the exercise).
+static_evidence() {
+  local name=$1 verbose=$2 rubric="lessons/$1/rubric.json" tool=grading/static_evidence.py rc
+  static=-
+  [ -f "$rubric" ] && [ -f "$tool" ] || return 0
+  if ! command -v python3 >/dev/null; then
+    [ "$verbose" = 1 ] && echo "static evidence: not shown (no python3 here)"
+    return 0
+  fi
+  python3 "$tool" check "$rubric" "$build/exercise_$name" > "$logs/$name.static.txt" 2>&1
+  rc=$?
+  case $rc in
+    0) static=ok ;;
+    1) static=FAILED ;;
+  esac
+  if [ "$verbose" = 1 ]; then
+    if [ $rc -le 1 ]; then cat "$logs/$name.static.txt"; else echo "static evidence: not shown ($(tail -n 1 "$logs/$name.static.txt"))"; fi
+    [ $rc -eq 1 ] && echo "static evidence: FAILED (a SHORT line above is a contract the GPU checks cannot see)"
+  fi
+  return 0
+}
+
+# speed_evidence NAME VERBOSE: the place for the student's kernel timed beside the course solution's
+# on this GPU, in the rubric's words. Not measured by this script yet: it needs thresholds set
+# above the run-to-run spread measured on the course's GPUs, which no run has measured so far.
+speed_evidence() {
+  [ "$2" = 1 ] && [ "$gpu" = passed ] && echo "speed beside the solution: not measured by this script yet"
+  return 0
+}
+
 # run_exercise NAME VERBOSE: appends "NAME compiles host gpu" to $results; VERBOSE=1 explains failures.
 run_exercise() {
-  local name=$1 verbose=$2 compiles=ok host=- gpu=- rc log
+  local name=$1 verbose=$2 compiles=ok host=- gpu=- static=- rc log
   configure
   log="$logs/$name"
   [ "$verbose" = 1 ] && echo "== exercise $name: building exercise_$name and its check =="
@@ -120,8 +156,10 @@ run_exercise() {
           echo "(full output: $log.gpu.txt)" ;;
       esac
     fi
+    static_evidence "$name" "$verbose"
+    speed_evidence "$name" "$verbose"
   fi
-  echo "$name $compiles $host $gpu" >> "$results"
+  echo "$name $compiles $host $gpu $static" >> "$results"
 }
 
 # ---------------------------------------------------------------- command line

@@ -46,7 +46,7 @@ TEST_CASE("sector model: coalesced, strided, misaligned and repeated warp access
     CHECK(sectors_touched(addr, 8) == 8);  // 32 doubles = 256 bytes
 }
 
-TEST_CASE("sector model of the lesson's kernels: the source's naive kernel strides its reads") {
+TEST_CASE("sector model of the lesson's kernels: the tutorial's naive kernel strides its reads") {
     for (const auto& [rows, cols] : {std::pair{8192, 8192}, std::pair{1000, 3000}}) {
         const WarpAccess copy = first_warp_access(Walk::Copy, rows, cols);
         CHECK(sectors_touched(copy.reads, 4) == 4);

@@ -31,43 +31,6 @@ course::VerifyResult run_transpose(Launcher launch, int rows, int cols, int offs
     return course::compare_exact(got, transpose_cpu(host_in, rows, cols), rows);
 }
 
-/// What run_chase (main.cu) does, with the chase's results (cycles, the node it ended on) handed to
-/// course::submitted here, in the check: one launch of pointer_chase, checked against the CPU walk.
-template <Where kWhere>
-LatencyRow chase(const std::string& where, const Chain& c, long long warmup, long long hops, std::size_t flush_bytes = 0) {
-    course::DeviceBuffer<unsigned> chain(c.words);
-    course::DeviceBuffer<long long> result(2);
-    if (flush_bytes > 0) {
-        course::DeviceBuffer<unsigned char> scratch(flush_bytes);
-        CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes()));
-    }
-    pointer_chase<kWhere><<<1, 1>>>(chain.data(), static_cast<int>(std::min<std::size_t>(c.words.size(), kSharedChainWords)),
-                                    c.start, warmup, hops, result.data());
-    CUDA_CHECK_LAUNCH();
-    const std::vector<long long> r = course::submitted(result.to_host());
-    LatencyRow row;
-    row.where = where;
-    row.hops = hops;
-    row.cycles_per_load = static_cast<double>(r[0]) / static_cast<double>(hops);
-    row.ok = static_cast<unsigned>(r[1]) == walk_chain_cpu(c, warmup + hops);
-    return row;
-}
-
-/// The rows of measure_latency (main.cu), the same chases, run by chase() above.
-std::vector<LatencyRow> latency_rows(const course::DeviceReport& gpu, const LatencyConfig& cfg) {
-    constexpr std::size_t kLine = 32, kPiece = (2u << 20) / 4 / kLine;
-    const std::size_t l1_nodes = (16u << 10) / 4 / kLine, l2_nodes = (8u << 20) / 4 / kLine;
-    const std::size_t dram_nodes = cfg.dram_bytes / 4 / kLine, flush = 2 * gpu.l2_bytes;
-    course::require_device_memory(static_cast<double>(cfg.dram_bytes + flush), "the latency chase");
-    const long long dram_hops = std::min<long long>(cfg.hops, static_cast<long long>(dram_nodes));
-    return {chase<Where::Shared>("shared memory", make_chain(kSharedChainWords, 1, kSharedChainWords, 1), 0, cfg.hops),
-            chase<Where::L1>("L1", make_chain(l1_nodes, kLine, l1_nodes, 2), static_cast<long long>(l1_nodes), cfg.hops),
-            chase<Where::L2>("L2", make_chain(l2_nodes, kLine, l2_nodes, 3), static_cast<long long>(l2_nodes), cfg.hops),
-            chase<Where::Dram>("DRAM, in 2 MiB pieces", make_chain(dram_nodes, kLine, std::min(kPiece, dram_nodes), 4), 0,
-                               dram_hops, flush),
-            chase<Where::Dram>("DRAM, all of it", make_chain(dram_nodes, kLine, dram_nodes, 5), 0, dram_hops, flush)};
-}
-
 }  // namespace
 
 TEST_CASE("transpose_cpu puts in[r][c] at out[c][r], and twice is the identity") {
@@ -107,20 +70,6 @@ TEST_CASE("bank model of the lesson's kernels: the padding makes every phase con
         CHECK(bank_passes(warp_tile_words(Phase::Float4Store, 32, k)) == 8);  // unpadded: 8-way
         CHECK(bank_passes(warp_tile_words(Phase::Float4Store, 64, k)) == 8);
     }
-}
-
-TEST_CASE("registers kernel: the swizzle permutes each tile row and makes the 16-byte fill conflict-free") {
-    for (int r = 0; r < kRegTile; ++r) {  // every (row, chunk) has its own place: nothing overwritten
-        CAPTURE(r);
-        std::vector<int> chunks;
-        for (int c = 0; c < kRegChunks; ++c) chunks.push_back(swizzle_chunk(r, c));
-        std::sort(chunks.begin(), chunks.end());
-        for (int c = 0; c < kRegChunks; ++c) CHECK(chunks[c] == c);
-    }
-    CHECK(float4_tile_passes(true, false) == 32);  // 16 rows 4 apart, one bank group: 16 passes per half-warp
-    CHECK(float4_tile_passes(true, true) == 4);    // 2 per half-warp: 256 bytes, the fewest possible
-    CHECK(float4_tile_passes(false, false) == 4);  // a row read is conflict-free either way
-    CHECK(float4_tile_passes(false, true) == 4);
 }
 
 GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, output poisoned first") {
@@ -173,76 +122,4 @@ GPU_TEST_CASE("reverse_in_block_static refuses sizes it cannot hold, before laun
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(cudaGetLastError() == cudaSuccess);
     CHECK(course::submitted(d.to_host()) == host);  // untouched
-}
-
-// ---------------------------------------------------------------- the latency chase (section 3)
-
-TEST_CASE("make_chain is one cycle through every node, also when shuffled in groups") {
-    struct Shape {
-        std::size_t nodes, stride, group;
-    };
-    for (const Shape& shape : {Shape{1, 1, 1}, Shape{4096, 1, 4096}, Shape{1000, 32, 1000}, Shape{1024, 32, 64}}) {
-        const std::size_t nodes = shape.nodes, stride = shape.stride, group = shape.group;
-        CAPTURE(nodes);
-        CAPTURE(group);
-        const Chain c = make_chain(nodes, stride, group, 9);
-        REQUIRE(c.words.size() == nodes * stride);
-        std::vector<bool> seen(nodes, false);
-        unsigned j = c.start;
-        for (std::size_t k = 0; k < nodes; ++k) {
-            REQUIRE(j % stride == 0);
-            REQUIRE(j / stride < nodes);
-            CHECK_FALSE(seen[j / stride]);  // no node twice before the lap is over
-            seen[j / stride] = true;
-            j = c.words[j];
-        }
-        CHECK(j == c.start);  // back at the start after exactly `nodes` steps
-        CHECK(std::count(seen.begin(), seen.end(), true) == static_cast<long>(nodes));
-        if (group < nodes) {  // the first `group` steps stay inside one group
-            unsigned g = c.start;
-            for (std::size_t k = 0; k < group; ++k, g = c.words[g]) CHECK(g / stride / group == c.start / stride / group);
-        }
-    }
-    CHECK_THROWS_AS(make_chain(1000, 1, 64, 1), std::invalid_argument);  // groups must divide the nodes
-    CHECK_THROWS_AS(make_chain(0, 1, 1, 1), std::invalid_argument);
-}
-
-GPU_TEST_CASE("pointer_chase follows every chain to the node the CPU walk reaches, from every memory") {
-    const Chain small = make_chain(1024, 1, 1024, 21), lines = make_chain(512, 32, 512, 22),
-                pieces = make_chain(2048, 32, 256, 23);
-    for (long long hops : {1LL, 1024LL, 1024LL + 7}) {  // 1024: a full lap back to the start
-        CAPTURE(hops);
-        CHECK(chase<Where::Shared>("shared", small, 0, hops).ok);
-        CHECK(chase<Where::L1>("L1", lines, 512, hops).ok);
-        CHECK(chase<Where::L2>("L2", lines, 512, hops).ok);
-        CHECK(chase<Where::Dram>("DRAM", pieces, 0, hops, 1 << 20).ok);
-    }
-    CHECK(walk_chain_cpu(small, 1024) == small.start);
-}
-
-GPU_TEST_CASE("latency: shared memory answers sooner than L2, and L2 sooner than device memory") {
-    const course::DeviceReport gpu = course::query_device();
-    LatencyConfig cfg;
-    cfg.dram_bytes = std::max<std::size_t>(4 * gpu.l2_bytes, std::size_t{64} << 20);  // far more than L2 holds
-    cfg.hops = 4096;
-    const std::vector<LatencyRow> rows = latency_rows(gpu, cfg);
-    REQUIRE(rows.size() == 5);
-    for (const LatencyRow& r : rows) {
-        CAPTURE(r.where);
-        CHECK(r.ok);
-        CHECK(r.cycles_per_load > 0);
-    }
-    const double shared = rows[0].cycles_per_load, l1 = rows[1].cycles_per_load, l2 = rows[2].cycles_per_load,
-                 dram = rows[3].cycles_per_load;
-    INFO("cycles per load: shared " << shared << ", L1 " << l1 << ", L2 " << l2 << ", DRAM " << dram);
-    // Under compute-sanitizer every load runs the tool's own code first (racecheck made a shared
-    // load take 37,538 cycles on the H200), so the times measure the tool, not the memory. The
-    // tool sets NV_SANITIZER_INJECTION_PORT_BASE in the program's environment.
-    if (std::getenv("NV_SANITIZER_INJECTION_PORT_BASE")) {
-        MESSAGE("under compute-sanitizer: the latency ordering is not checked (the chases above were)");
-        return;
-    }
-    CHECK(shared < l2);
-    CHECK(l1 < l2);
-    CHECK(l2 < dram);
 }

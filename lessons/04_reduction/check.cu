@@ -1,7 +1,7 @@
 // Checks for lesson 04. This file #includes the lesson's own main.cu (CMake passes its path as
-// COURSE_LESSON_SOURCE), so the kernels tested are the ones the lesson runs. The two deliberately
-// broken kernels (reduce_tree_missing_sync, reduce_tree_divergent_sync) are never run here: these
-// checks also run under compute-sanitizer's racecheck and synccheck, which must stay clean.
+// COURSE_LESSON_SOURCE), so the kernels tested are the ones the lesson runs. (The two deliberately
+// broken kernels are in going_further/, whose checks never run them either: these checks also run
+// under compute-sanitizer's racecheck and synccheck, which must stay clean.)
 #include COURSE_LESSON_SOURCE
 
 #include "testing.hpp"
