@@ -105,9 +105,6 @@ __global__ void transpose_naive_strided_reads(const float* __restrict__ in, floa
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
     const int col = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];
-    // EXERCISE HINT: Element (row, col) of `in` is in[row * cols + col]; of `out` (cols x rows) it is out[col * rows + row].
-    // EXERCISE HINT: row = blockIdx.x * blockDim.x + threadIdx.x and col from the y indices; a thread outside either range writes nothing.
-    // EXERCISE HINT: Neighbouring threads now read addresses `cols` floats apart but write neighbouring ones: lesson 01's sector model counts what that costs.
     // EXERCISE END
 }
 
@@ -119,8 +116,6 @@ __global__ void transpose_naive_strided_writes(const float* __restrict__ in, flo
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];
-    // EXERCISE HINT: Only the roles of x and y change: col from the x indices, row from the y indices; the same one-line body.
-    // EXERCISE HINT: The reads are now coalesced and the writes strided: compare the two kernels' times in the lesson's table.
     // EXERCISE END
 }
 

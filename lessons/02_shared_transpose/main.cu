@@ -83,10 +83,6 @@ __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict_
         const int out_row = col0 + y, out_col = row0 + threadIdx.x;
         if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[threadIdx.x][y];
     }
-    // EXERCISE HINT: Declare the tile with kPitch as its row length (`__shared__ float tile[kTile][kPitch];`): kPitch = 33 is the padding.
-    // EXERCISE HINT: Load phase: for y from threadIdx.y to kTile in steps of kRowsPerPass, tile[y][threadIdx.x] = in[(row0 + y) * cols + col0 + threadIdx.x], inside the bounds.
-    // EXERCISE HINT: One __syncthreads() between the phases: the store phase reads values other threads loaded.
-    // EXERCISE HINT: Store phase: swap the block's roles (output row = col0 + y, output column = row0 + threadIdx.x) and read the tile's COLUMN: tile[threadIdx.x][y].
     // EXERCISE END
 }
 

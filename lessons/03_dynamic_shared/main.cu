@@ -107,9 +107,6 @@ __global__ void transpose_dynamic_tile_plain(const float* __restrict__ in, float
         const int out_row = col0 + y, out_col = row0 + threadIdx.x;
         if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[threadIdx.x * pitch + y];
     }
-    // EXERCISE HINT: `extern __shared__ float tile[];` has no shape: row y, column x of an edge x (edge + 1) tile is tile[y * (edge + 1) + x].
-    // EXERCISE HINT: It is lesson 02's body with kTile replaced by blockDim.x and kRowsPerPass by blockDim.y.
-    // EXERCISE HINT: The store phase reads tile[threadIdx.x * pitch + y]: the + 1 in the pitch is what spreads that column over the banks.
     // EXERCISE END
 }
 
@@ -148,9 +145,6 @@ __global__ void transpose_dynamic_tile(const float* __restrict__ in, float* __re
             if (y0 + k * step < edge && out_row < cols && out_col < rows) out[out_row * rows + out_col] = v[k];
         }
     }
-    // EXERCISE HINT: Keep 03.tile's two phases; inside each, take rows y0, y0 + step, ..., y0 + (kRowsInFlight - 1) * step at once.
-    // EXERCISE HINT: First a loop that only loads into `float v[kRowsInFlight]`, then a second loop that only stores: the loads are all in flight together.
-    // EXERCISE HINT: Index v only with the (unrolled) loop counter: a runtime index would put v in local memory, not registers.
     // EXERCISE END
 }
 
@@ -210,9 +204,6 @@ __global__ void reverse_records_in_blocks(const double* a, const float* b, const
         b_out[first + t] = sb[from];
         c_out[first + t] = sc[from];
     }
-    // EXERCISE HINT: Declare one `extern __shared__ __align__(16) unsigned char smem[];` and cast smem + offset to double*, float* and char*.
-    // EXERCISE HINT: This block's records start at blockIdx.x * blockDim.x; the last block has fewer than blockDim.x of them: count = min(blockDim.x, n - first).
-    // EXERCISE HINT: Store all three arrays, __syncthreads(), then thread t writes the records of thread count - 1 - t.
     // EXERCISE END
 }
 

@@ -50,9 +50,6 @@ __device__ float block_sum_tree(float v) {
         __syncthreads();  // outside the if: see below
     }
     return s[0];
-    // EXERCISE HINT: Store v in s[threadIdx.x] and __syncthreads() before anyone reads another thread's value.
-    // EXERCISE HINT: For stride = kBlock / 2 down to 1: threads below the stride add s[t + stride] into s[t]; then a barrier that EVERY thread reaches (outside the if).
-    // EXERCISE HINT: After the last barrier s[0] is the total and every thread may read it: return s[0], not s[t].
     // EXERCISE END
 }
 // Why outside the if: a __syncthreads() is only defined when every thread of the block reaches it.
@@ -67,9 +64,6 @@ __device__ float warp_sum(float v) {
     // EXERCISE STUB: return nanf("");  // NaN: every sum built on this fails its check until you write the shuffles
     for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
     return v;
-    // EXERCISE HINT: __shfl_down_sync(mask, v, offset) gives each lane the v of the lane `offset` above it.
-    // EXERCISE HINT: Offsets 16, 8, 4, 2, 1, each time v += the shuffled value; lane 0 ends with the sum of all 32.
-    // EXERCISE HINT: The mask names the lanes that take part: all 32 do here, so pass kFullMask (0xffffffff). A half mask is undefined even where it seems to work.
     // EXERCISE END
 }
 
@@ -206,10 +200,6 @@ __global__ void __launch_bounds__(kThreads)
         *out = total;
         *blocks_done = 0;
     }
-    // EXERCISE HINT: Thread 0 stores the block's total in partials[blockIdx.x], then takes a ticket: atomicAdd(blocks_done, 1).
-    // EXERCISE HINT: The block whose ticket is gridDim.x - 1 is the last one: share that with the block through a __shared__ bool and a __syncthreads().
-    // EXERCISE HINT: A __threadfence() before the atomicAdd (the partial is visible before the count) and one after it (the last block's reads come after the count).
-    // EXERCISE HINT: The last block sums partials with its threads (__ldcg reads from L2), thread 0 writes *out and sets *blocks_done back to 0 for the next launch.
     // EXERCISE END
 }
 

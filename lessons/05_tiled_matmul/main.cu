@@ -89,10 +89,6 @@ __global__ void matmul_tiled(MatrixView<const float> A, MatrixView<const float> 
         __syncthreads();  // everybody is done reading before the next step overwrites them
     }
     if (c_block.contains(ty, tx)) c_block.at(ty, tx) = sum;
-    // EXERCISE HINT: Two `__shared__ float [T][T]` arrays; step t along K uses A.block(blockIdx.y, t, T, T) and B.block(t, blockIdx.x, T, T).
-    // EXERCISE HINT: Each thread loads one element of each tile (row threadIdx.y, column threadIdx.x), or 0 where contains() is false, so the inner loop needs no bounds.
-    // EXERCISE HINT: __syncthreads() after the loads, sum over e of As[ty][e] * Bs[e][tx], and __syncthreads() again before the next step overwrites the tiles.
-    // EXERCISE HINT: Write the sum only where the C block contains (ty, tx).
     // EXERCISE END
 }
 
@@ -198,10 +194,6 @@ __global__ void __launch_bounds__(kRegThreads, 2)
             store4(C, M, N, row, col, v, c_vec);
         }
     }
-    // EXERCISE HINT: Start from the shape: 16 x 16 threads, each owning an 8 x 8 block of C in `float acc[8][8]` (registers, so only constant indices).
-    // EXERCISE HINT: Per 8-deep step along K: each thread loads one float4 of A's 128 x 8 slab and one of B's 8 x 128 slab (load4 handles the edges), stores A transposed in shared memory.
-    // EXERCISE HINT: For each k of the slab: read 8 values of A and 8 of B from shared memory (two float4 each) and do the 64 fmaf of their outer product.
-    // EXERCISE HINT: Two shared buffers let the next slab's global loads be in flight during this slab's arithmetic, with one __syncthreads() per step; store4 writes C.
     // EXERCISE END
 }
 
