@@ -26,6 +26,12 @@ file(MAKE_DIRECTORY "${stage}/lessons" "${stage}/scripts" "${stage}/results/h200
 
 file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/cmake" "${root}/common" "${root}/exercises"
      DESTINATION "${stage}")
+# Each exercise as given, for `scripts/exercises.sh reset NN` (the pack has no lessons to make it from).
+file(GLOB given RELATIVE "${root}/exercises" "${root}/exercises/[0-9][0-9]_*/main.cu")
+foreach(file IN LISTS given)
+  get_filename_component(folder "${file}" DIRECTORY)
+  file(COPY_FILE "${root}/exercises/${file}" "${stage}/exercises/${folder}/.original_main.cu")
+endforeach()
 file(COPY "${root}/scripts/exercises.sh" "${root}/scripts/run_lessons.cmake" DESTINATION "${stage}/scripts")
 file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts")  # the check workflow's closing line
 # The checks' harness in grading/ (its C++ half: the JSON verdict and the transcript seam the checks

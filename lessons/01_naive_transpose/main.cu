@@ -101,9 +101,7 @@ __global__ void copy_float4_4_per_thread(const float* __restrict__ in, float* __
 /// out[col * rows + row] at consecutive addresses: coalesced writes.
 __global__ void transpose_naive_strided_reads(const float* __restrict__ in, float* __restrict__ out, int rows,
                                               int cols) {
-    // EXERCISE BEGIN 01.strided_reads: one element per thread, out[col][row] = in[row][col], with threadIdx.x picking the ROW.
-    // EXERCISE TODO: The launcher's grid has x over the rows of `in`, y over its columns; test your bounds on both.
-    // EXERCISE TODO: Check: GPU test case "every transpose matches the CPU reference..." on every shape in check.cu's kShapes.
+    // EXERCISE BEGIN 01.strided_reads
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
     const int col = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];
@@ -114,9 +112,7 @@ __global__ void transpose_naive_strided_reads(const float* __restrict__ in, floa
 /// warp writes to a different row of `out`, rows * 4 bytes apart: strided writes.
 __global__ void transpose_naive_strided_writes(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                int cols) {
-    // EXERCISE BEGIN 01.strided_writes: the same transpose with threadIdx.x picking the COLUMN of `in`.
-    // EXERCISE TODO: The launcher's grid has x over the columns of `in`, y over its rows.
-    // EXERCISE TODO: Check: the same GPU test case, same shapes (1 x 1, 1 x 1000, primes, 4099 x 31, 2048 x 2048, ...).
+    // EXERCISE BEGIN 01.strided_writes
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];

@@ -70,10 +70,7 @@ constexpr int kTile = 32;
 constexpr int kRowsPerPass = 8;
 template <int kPitch>
 __global__ void transpose_tiled(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-    // EXERCISE BEGIN 02.tiled: a kTile x kPitch shared tile: load it, __syncthreads(), store it with the block indices swapped.
-    // EXERCISE TODO: 32 x 8 threads per block, kRowsPerPass rows per pass; threadIdx.x walks columns in BOTH phases.
-    // EXERCISE TODO: This one body is both transpose_tiled (kPitch 32) and transpose_tiled_padded (kPitch 33).
-    // EXERCISE TODO: Check: GPU test cases "every transpose matches..." (kShapes) and "...not 16-byte aligned" (64x64, 36x100, 100x36).
+    // EXERCISE BEGIN 02.tiled
     __shared__ float tile[kTile][kPitch];
     const int row0 = blockIdx.y * kTile, col0 = blockIdx.x * kTile;
     for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {

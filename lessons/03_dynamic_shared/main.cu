@@ -94,9 +94,7 @@ std::size_t transpose_smem_bytes(int tile) { return static_cast<std::size_t>(til
 /// ld.global, the st.shared that must wait for it, the branch back): one 4-byte load in flight
 /// per thread at a time. Kept to be measured beside the version below.
 __global__ void transpose_dynamic_tile_plain(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-    // EXERCISE BEGIN 03.tile: lesson 02's padded transpose on an `extern __shared__` tile whose edge is blockDim.x.
-    // EXERCISE TODO: The launcher gives transpose_smem_bytes(edge) = edge * (edge + 1) floats: index the flat tile by hand.
-    // EXERCISE TODO: Check: GPU test case "both dynamic-tile transposes match..." for every tile in kTileSizes (8 to 128) on kShapes.
+    // EXERCISE BEGIN 03.tile
     extern __shared__ float tile[];  // blockDim.x rows of pitch = blockDim.x + 1 floats
     const int edge = blockDim.x, pitch = edge + 1;
     const int row0 = blockIdx.y * edge, col0 = blockIdx.x * edge;
@@ -120,9 +118,7 @@ __global__ void transpose_dynamic_tile_plain(const float* __restrict__ in, float
 // [[maybe_unused]]: the exercise's stub does not use it yet, and nvcc would warn about that.
 [[maybe_unused]] constexpr int kRowsInFlight = 4;  // as many as lesson 02's unrolled loop had
 __global__ void transpose_dynamic_tile(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-    // EXERCISE BEGIN 03.tile_in_flight: the same transpose, each thread's rows taken kRowsInFlight at a time.
-    // EXERCISE TODO: Load kRowsInFlight values into a register array (an inner loop of constant trip count) before storing any.
-    // EXERCISE TODO: Check: the same GPU test case as 03.tile; the lesson's table then shows what the grouping gains.
+    // EXERCISE BEGIN 03.tile_in_flight
     extern __shared__ float tile[];  // blockDim.x rows of pitch = blockDim.x + 1 floats
     const int edge = blockDim.x, pitch = edge + 1, step = blockDim.y, x = threadIdx.x;
     const int row0 = blockIdx.y * edge, col0 = blockIdx.x * edge;
@@ -189,9 +185,7 @@ __host__ __device__ constexpr RecordLayout record_layout(int n) {
 /// block's chunk of blockDim.x records; the last chunk may be shorter.
 __global__ void reverse_records_in_blocks(const double* a, const float* b, const char* c, double* a_out, float* b_out,
                                           char* c_out, int n) {
-    // EXERCISE BEGIN 03.records: carve a double, a float and a char array out of one `extern __shared__` buffer, then reverse.
-    // EXERCISE TODO: record_layout(blockDim.x) gives each array's byte offset; each block reverses its own chunk (the last is shorter).
-    // EXERCISE TODO: Check: GPU test case "reverse_records_in_blocks: three arrays..." for n = 1, 255, 256, 257, 1000, 100003.
+    // EXERCISE BEGIN 03.records
     extern __shared__ __align__(16) unsigned char smem[];
     const RecordLayout l = record_layout(blockDim.x);
     double* sa = reinterpret_cast<double*>(smem + l.doubles);

@@ -38,9 +38,7 @@ constexpr int kWarp = 32;
 /// of the active threads adds the upper half's value to its own. Every thread gets the total.
 /// The barrier after each round is what makes the next round read finished values.
 __device__ float block_sum_tree(float v) {
-    // EXERCISE BEGIN 04.tree: the shared-memory tree: store v, then halve the active threads each round until s[0] is the total.
-    // EXERCISE TODO: Every thread returns the block's total. Mind where the barriers go (the comment below says why).
-    // EXERCISE TODO: Check: GPU test cases "every variant is within its error bound...", "...exact on small integers", n = 1 to 2^26 + 7.
+    // EXERCISE BEGIN 04.tree
     // EXERCISE STUB: return nanf("");  // NaN: every sum built on this fails its check until you write the tree
     static_assert((kBlock & (kBlock - 1)) == 0, "the tree halves: a power of two");
     __shared__ float s[kBlock];
@@ -62,8 +60,7 @@ __device__ float block_sum_tree(float v) {
 /// __shfl_down_sync both moves the value and synchronises the lanes named in the mask (the classic
 /// `volatile` shared-array version has been a race since Volta: README.md says why).
 __device__ float warp_sum(float v) {
-    // EXERCISE BEGIN 04.shuffle: the shuffle step: five __shfl_down_sync additions, after which lane 0 holds the warp's sum.
-    // EXERCISE TODO: Check: the same GPU test cases, through every variant that sums with shuffles (grid_stride_shuffle, vec4_*).
+    // EXERCISE BEGIN 04.shuffle
     // EXERCISE STUB: return nanf("");  // NaN: every sum built on this fails its check until you write the shuffles
     for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
     return v;
@@ -182,9 +179,7 @@ template <int kThreads>
 __global__ void __launch_bounds__(kThreads)
     reduce_vec4_last_block(const float* __restrict__ in, long long n, float* partials, unsigned* blocks_done,
                            float* out) {
-    // EXERCISE BEGIN 04.last_block: finish across blocks in one launch: store the block's partial, count, let the last block add them.
-    // EXERCISE TODO: __threadfence() before and after the atomicAdd on blocks_done; the last block writes *out and resets the counter.
-    // EXERCISE TODO: Check: the same GPU test cases for "vec4_shuffle + last block", and "launching again gives the same sum".
+    // EXERCISE BEGIN 04.last_block
     const float block_total = block_sum_shuffle<kThreads>(thread_sum_vec4<kLastBlockUnroll>(in, n));
     __shared__ bool is_last;
     if (threadIdx.x == 0) {
