@@ -21,6 +21,7 @@
 # So that the markers stay out of a reader's way, a region may say only `// EXERCISE BEGIN <id>` and
 # leave its text to exercise_todos.txt beside the file: a line `<id>: <what to write>`, then each
 # TODO line indented by two spaces (`#` starts a comment line). An entry no region uses is refused.
+# There, a hint is a line `  HINT: <one hint>`, which becomes no TODO line (see HINT above).
 #
 # In the exercise the whole region (markers and solution) becomes, at the BEGIN line's indentation:
 #
@@ -91,6 +92,9 @@ function(generate_exercise input display out_var error_var)
         list(APPEND todo_ids "${todos_id}")
         set("todo_what_${todos_id}" "${CMAKE_MATCH_2}")
         set("todo_more_${todos_id}" "")
+        set("todo_hints_${todos_id}" "")
+      elseif(todos_line MATCHES "^  HINT: (.*[^ ].*)$" AND NOT todos_id STREQUAL "")
+        list(APPEND "todo_hints_${todos_id}" "${CMAKE_MATCH_1}")
       elseif(todos_line MATCHES "^  (.*[^ ].*)$" AND NOT todos_id STREQUAL "")
         list(APPEND "todo_more_${todos_id}" "${CMAKE_MATCH_1}")
       else()
@@ -150,6 +154,9 @@ function(generate_exercise input display out_var error_var)
           if(id IN_LIST todo_used)
             foreach(more IN LISTS "todo_more_${id}")
               string(APPEND todo "${begin_indent}//   ${more}\n")
+            endforeach()
+            foreach(hint IN LISTS "todo_hints_${id}")
+              string(APPEND hints "${id}: ${hint}\n")
             endforeach()
           endif()
           set(stub "")

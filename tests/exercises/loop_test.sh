@@ -82,6 +82,7 @@ expect_in "$(tail -n 3 "$log")" '1/1 solved' "the second check: solved"
 [ $rc -eq 0 ] && ok "watch --rounds 2 exits 0 when solved" || fail "watch exited $rc"
 
 # Ctrl-C stops it (job control on, so that the background job gets SIGINT as at a terminal).
+log=$work/watch_interrupted.txt  # a new file: the old one already says "watching"
 set -m
 bash scripts/exercises.sh watch 01 > "$log" 2>&1 &
 pid=$!

@@ -41,14 +41,15 @@ def marker(line):
 
 
 def todo_lines(todos_text):
-    """id -> how many indented TODO lines its entry in exercise_todos.txt has."""
+    """id -> how many indented TODO lines its entry in exercise_todos.txt has (`  HINT:` lines are
+    hints for scripts/exercises.sh hint, not TODO lines)."""
     counts, current = {}, None
     for line in todos_text.splitlines():
         entry = re.match(r"([0-9][0-9]\.[a-z0-9_]+): ", line)
         if entry:
             current = entry[1]
             counts[current] = 0
-        elif line.startswith("  ") and current:
+        elif line.startswith("  ") and not line.startswith("  HINT: ") and current:
             counts[current] += 1
     return counts
 
