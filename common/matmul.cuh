@@ -1,12 +1,13 @@
 // matmul.cuh — what lesson 05 and its going-further companion both need around their kernels:
-// float4 loads and stores that handle the matrix edges, cuBLAS SGEMM (the ceiling) called on
-// row-major matrices, the CPU reference in double with the error bound a correct fp32 kernel
-// always meets, one problem on the GPU checked against it (C poisoned first), and the FP32 peak
-// (the companion's size-aware rule predicts times from it).
+// cuBLAS SGEMM (the ceiling) called on row-major matrices, the CPU reference in double with the
+// error bound a correct fp32 kernel always meets, one problem on the GPU checked against it (C
+// poisoned first), and the FP32 peak (the companion's size-aware rule predicts times from it).
+// The float4 loads and stores with edges they both use are in float4.cuh.
 // Included by lessons/05_tiled_matmul/main.cu and lessons/05_tiled_matmul/going_further/main.cu.
 // C (M x N) = A (M x K) * B (K x N), all row-major fp32.
 #pragma once
 
+#include "float4.cuh"
 #include "lesson.cuh"
 
 #include <cublas_v2.h>
@@ -20,39 +21,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-// ---------------------------------------------------------------- float4 with edges
-
-/// Four consecutive floats m[row][col..col+3] of a rows x cols matrix, zeros outside it. One
-/// 16-byte load when all four exist and are 16-byte aligned (col is a multiple of 4 here, so
-/// that is `cols % 4 == 0` plus an aligned base pointer), four guarded loads otherwise.
-__device__ __forceinline__ float4 load4(const float* __restrict__ m, int rows, int cols, int row, int col,
-                                        bool vector_ok) {
-    if (row >= rows) return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    const float* p = m + static_cast<long long>(row) * cols + col;
-    if (vector_ok && col + 3 < cols) return *reinterpret_cast<const float4*>(p);
-    return make_float4(col + 0 < cols ? p[0] : 0.0f, col + 1 < cols ? p[1] : 0.0f,  //
-                       col + 2 < cols ? p[2] : 0.0f, col + 3 < cols ? p[3] : 0.0f);
-}
-
-/// The mirror image of load4 for C: one 16-byte store when possible, else only the elements inside.
-__device__ __forceinline__ void store4(float* __restrict__ m, int rows, int cols, int row, int col, float4 v,
-                                       bool vector_ok) {
-    if (row >= rows) return;
-    float* p = m + static_cast<long long>(row) * cols + col;
-    if (vector_ok && col + 3 < cols) {
-        *reinterpret_cast<float4*>(p) = v;
-        return;
-    }
-    if (col + 0 < cols) p[0] = v.x;
-    if (col + 1 < cols) p[1] = v.y;
-    if (col + 2 < cols) p[2] = v.z;
-    if (col + 3 < cols) p[3] = v.w;
-}
-
-__host__ __device__ __forceinline__ bool aligned16(const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
 
 // ---------------------------------------------------------------- cuBLAS, the ceiling (in the same run)
 
@@ -263,12 +231,16 @@ struct TestProblem {
         return TestProblem(M, N, K, course::random_floats(static_cast<std::size_t>(M) * K, seed),
                            course::random_floats(static_cast<std::size_t>(K) * N, seed + 1));
     }
-    /// Poison C, run `launch`, compare every element with the reference.
+    /// Poison C, run `launch`, and copy C back.
     template <class Launch>
-    course::VerifyResult run_and_compare(Launch&& launch) {
+    std::vector<float> run(Launch&& launch) {
         c.poison();
         launch(a.data(), b.data(), c.data());
         CUDA_CHECK(cudaDeviceSynchronize());
-        return course::compare_close(c.to_host(), ref.c, N, matmul_tolerance(K, ref.max_abs_sum));
+        return c.to_host();
+    }
+    /// Every element of `got` (C from run()) against the reference.
+    course::VerifyResult compare(const std::vector<float>& got) const {
+        return course::compare_close(got, ref.c, N, matmul_tolerance(K, ref.max_abs_sum));
     }
 };

@@ -69,4 +69,13 @@ std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo = -
 /// Uniform random ints in [lo, hi] from a fixed seed.
 std::vector<int> random_ints(std::size_t n, std::uint32_t seed, int lo, int hi);
 
+/// The CPU reference of every transposing lesson: out (cols x rows) with out[c][r] = in[r][c].
+inline std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
+    std::vector<float> out(in.size());
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
+    return out;
+}
+
 }  // namespace course

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_check.sh — for a machine WITH an NVIDIA GPU: build every lesson, run every check (GPU
 # checks must pass, never skip), run every lesson at its default size plus the extra runs its
-# README quotes (lessons/NN_*/extra_runs.txt; lesson 04's two deliberately broken kernels), run the
+# README quotes (lessons/NN_*/extra_runs.txt; lesson 04's companion's two broken kernels), run the
 # four compute-sanitizer tools over every lesson's GPU checks, and run lesson 02's OpenCL companion
 # on the GPU's OpenCL driver. A lesson's CUDA companion (lessons/NN_name/going_further/, program
 # and tests NN_name_going_further) goes wherever its lesson goes: built, checked, run with its own
@@ -11,8 +11,8 @@
 #   --build DIR      build folder                      (default: build-gpu)
 #   --out DIR        where logs and results.csv go     (default: DIR/gpu-check)
 #   --arch LIST      CMAKE_CUDA_ARCHITECTURES          (default: this GPU's, via nvidia-smi)
-#   --only NAME      one lesson, e.g. 02_shared_transpose (repeatable; 05_tiled_matmul brings its
-#                    companion 05_tiled_matmul_going_further, which can also be named alone)
+#   --only NAME      one lesson, e.g. 02_shared_transpose (repeatable; a lesson brings its companion,
+#                    e.g. 05_tiled_matmul_going_further, which can also be named alone)
 #   --no-sanitize    skip compute-sanitizer
 #   --no-lessons     skip running the lessons
 #   --ncu            also run each selected lesson's Nsight Compute script (lessons/NN_*/ncu*.sh)
@@ -83,7 +83,7 @@ for l in "${selected[@]}"; do  # a companion's ncu.sh also profiles its lesson's
   [ -f "lessons/$l/probes.cu" ] && targets+=("${l}_probes")  # lesson 06's probe tool, for its ncu scripts
 done
 
-# COURSE_FULL=ON: the companions (lesson 05's going_further, lesson 02's OpenCL program) are configured too.
+# COURSE_FULL=ON: the companions (lessons 02's and 05's going_further, lesson 02's OpenCL program) are configured too.
 config=(-S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCOURSE_FULL=ON)
 command -v ninja >/dev/null && config+=(-G Ninja)
 [ -n "$arch" ] && config+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
@@ -135,23 +135,23 @@ if [ $lessons -eq 1 ]; then
   done
 fi
 
-# ---- lesson 04's deliberately broken kernels, each logged where its README points
+# ---- lesson 04's deliberately broken kernels (its companion's), each logged where its README points
 is_selected() { local l; for l in "${selected[@]}"; do [ "$l" = "$1" ] && return 0; done; return 1; }
-if is_selected 04_reduction; then
-  if [ $lessons -eq 1 ]; then  # (the source's size, 2^20 floats, is in lessons/04_reduction/extra_runs.txt)
+if is_selected 04_reduction_going_further; then
+  demo=("$build/04_reduction_going_further" --n 4096)
+  if [ $lessons -eq 1 ]; then  # (the default run above ran both at 2^26 floats)
     # the barrier only some threads reach, without a tool: does it finish, and with what? (exit 0 if it does)
-    echo "=== 04_reduction --divergent-barrier --n 4096 --repeats 1 --warmup 0 ===" >> "$out/lessons.txt"
-    if timeout 120 "$build/04_reduction" --divergent-barrier --n 4096 --repeats 1 --warmup 0 >> "$out/lessons.txt" 2>&1
-    then note "lesson 04_reduction --divergent-barrier: finished"
-    else status=1; note "lesson 04_reduction --divergent-barrier: did not finish or failed (see lessons.txt)"; fi
+    echo "=== 04_reduction_going_further --divergent-barrier --n 4096 ===" >> "$out/lessons.txt"
+    if timeout 120 "${demo[@]}" --divergent-barrier >> "$out/lessons.txt" 2>&1
+    then note "04_reduction_going_further --divergent-barrier: finished"
+    else status=1; note "04_reduction_going_further --divergent-barrier: did not finish or failed (see lessons.txt)"; fi
   fi
   if [ $sanitize -eq 1 ]; then  # the two broken kernels, each under the tool that finds its bug
-    demo=("$build/04_reduction" --n 4096 --repeats 1 --warmup 0)
     timeout 300 compute-sanitizer --tool racecheck "${demo[@]}" --racy > "$out/racecheck_racy.txt" 2>&1
-    rc=$?; note "racecheck 04_reduction --racy (expected to report hazards, rc $rc): $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_racy.txt" | tail -n 1)"
+    rc=$?; note "racecheck 04_reduction_going_further --racy (expected to report hazards, rc $rc): $(grep -E 'RACECHECK SUMMARY' "$out/racecheck_racy.txt" | tail -n 1)"
     [ $rc -eq 124 ] && { status=1; note "  ... timed out"; }
     timeout 300 compute-sanitizer --tool synccheck "${demo[@]}" --divergent-barrier > "$out/synccheck_divergent.txt" 2>&1
-    rc=$?; note "synccheck 04_reduction --divergent-barrier (expected to report errors, rc $rc): $(grep -E 'ERROR SUMMARY: [0-9]+ error' "$out/synccheck_divergent.txt" | head -n 1)"
+    rc=$?; note "synccheck 04_reduction_going_further --divergent-barrier (expected to report errors, rc $rc): $(grep -E 'ERROR SUMMARY: [0-9]+ error' "$out/synccheck_divergent.txt" | head -n 1)"
     [ $rc -eq 124 ] && { status=1; note "  ... timed out"; }
   fi
 fi

@@ -2,7 +2,8 @@
 # the exercises, every lesson's README (made for the pack, see below) and check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
 # quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
-# from grading/), no profiler scripts (they run the lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
+# from grading/, and the static evidence grading/static_evidence.py with each lesson's rubric.json that
+# scripts/exercises.sh shows), no profiler scripts (they run the lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
 # companion, lessons/05_tiled_matmul/going_further/, goes in whole but for its profiler script: it
 # has no exercise (reading past the lesson, no solution to hide), so its main.cu is packed and
 # built as in the course. The CMake build of the pack builds and checks the exercises (and the
@@ -25,12 +26,21 @@ file(MAKE_DIRECTORY "${stage}/lessons" "${stage}/scripts" "${stage}/results/h200
 
 file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/cmake" "${root}/common" "${root}/exercises"
      DESTINATION "${stage}")
+# Each exercise as given, for `scripts/exercises.sh reset NN` (the pack has no lessons to make it from).
+file(GLOB given RELATIVE "${root}/exercises" "${root}/exercises/[0-9][0-9]_*/main.cu")
+foreach(file IN LISTS given)
+  get_filename_component(folder "${file}" DIRECTORY)
+  file(COPY_FILE "${root}/exercises/${file}" "${stage}/exercises/${folder}/.original_main.cu")
+endforeach()
 file(COPY "${root}/scripts/exercises.sh" "${root}/scripts/run_lessons.cmake" DESTINATION "${stage}/scripts")
 file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts")  # the check workflow's closing line
 # The checks' harness in grading/ (its C++ half: the JSON verdict and the transcript seam the checks
 # link), never the grader itself; and the list of lessons CMakeLists.txt builds from.
 file(GLOB harness "${root}/grading/*.hpp" "${root}/grading/*.cpp")
 file(COPY ${harness} DESTINATION "${stage}/grading")
+# The static evidence `scripts/exercises.sh check` prints (it reads the student's own binary) and
+# each lesson's rubric.json below: not the grader.
+file(COPY "${root}/grading/static_evidence.py" DESTINATION "${stage}/grading")
 file(COPY "${root}/lessons/lessons.txt" DESTINATION "${stage}/lessons")
 # The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
 # the charts they show.
@@ -46,6 +56,9 @@ set(companions "")
 foreach(lesson IN LISTS lessons)
   file(COPY "${root}/lessons/${lesson}/check.cu" "${root}/lessons/${lesson}/README.md"  # README.md: rewritten below
        DESTINATION "${stage}/lessons/${lesson}")
+  if(EXISTS "${root}/lessons/${lesson}/rubric.json")
+    file(COPY "${root}/lessons/${lesson}/rubric.json" DESTINATION "${stage}/lessons/${lesson}")
+  endif()
   if(EXISTS "${root}/lessons/${lesson}/going_further/main.cu")
     file(COPY "${root}/lessons/${lesson}/going_further/" DESTINATION "${stage}/lessons/${lesson}/going_further"
          PATTERN "ncu*.sh" EXCLUDE)

@@ -31,6 +31,8 @@ What a marker may say (a Python expression of these functions, numbers, strings,
       (section None: the whole file), as printed: raw("h200/lessons.txt", "02_shared_transpose",
       "DRAM, random inside 2 MiB pieces", 4) -> "336.0"
   grep(file, regex, group=1, nth=1)             a group of the nth match of a regular expression in results/FILE
+  total(file, regex)                            the sum of every group of every match (print it with f())
+  count(file, regex)                            how many lines match
   ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` (the start of
       its name: "reduce_tree_shared<1>", "cub::DeviceReduceKernel") in an Nsight Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
   lines(file, section, start, end=None)         block: the lines from the first line containing `start`
@@ -43,6 +45,7 @@ What a marker may say (a Python expression of these functions, numbers, strings,
   summary(run, run, ...)                        block: a Markdown table, per lesson of the first run, of
       its ceiling and its slowest and fastest step, with the same rows of the other runs
   f(value, spec)                                a number formatted with a format spec: f(pct(...) - pct(...), ".1f")
+  rounded(figure, d)                            a printed figure to d decimals, half up (18.15 -> 18.2)
   smallest(a, b, ...), largest(a, b, ...)       the smallest or largest of several figures, as printed
   shown(figure)                                 the figure as printed (87.8 for 87.8393%), so that a difference
       of two shown figures is the difference a reader computes: f(shown(pct(...)) - shown(pct(...)), ".1f")
@@ -206,6 +209,20 @@ class Sources:
         except ValueError:
             raise QuoteError(f"results/{file}: /{regex}/ group {group} is '{token}', not a number")
 
+    def total(self, file, regex):
+        """The sum of every group of every match (a column of a log added up)."""
+        matches = list(re.finditer(regex, self._read(file), re.M))
+        if not matches:
+            raise QuoteError(f"results/{file}: no match of /{regex}/")
+        try:
+            return sum(to_float(g) for m in matches for g in (m.groups() or (m.group(0),)))
+        except ValueError:
+            raise QuoteError(f"results/{file}: /{regex}/ matches something that is not a number")
+
+    def count(self, file, regex):
+        n = len(re.findall(regex, self._read(file), re.M))
+        return Num(n, str(n))
+
     def ncu(self, file, section, kernel, metric, nth=1):
         lines = self._section(file, section).split("\n")
         launches = [i for i, line in enumerate(lines) if ", Context " in line
@@ -319,6 +336,14 @@ def shown(value):
     return to_float(value.text.rstrip("%"))
 
 
+def rounded(value, d):
+    """A figure to d decimals, half up from the text it was printed with (18.15 -> 18.2)."""
+    if not isinstance(value, Num):
+        raise QuoteError("rounded() takes a figure")
+    text = fixed(value.text.rstrip("%").replace(",", ""), d)
+    return Num(float(text), text)
+
+
 def smallest(*figures):
     return min(figures, key=lambda x: x.value if isinstance(x, Num) else x)
 
@@ -335,9 +360,9 @@ def f(value, spec):
 def evaluate(expr, sources):
     """Evaluates a marker's expression: calls of the functions above, constants, + - * /."""
     funcs = {"pct": sources.pct, "rate": sources.rate, "ms": sources.ms, "raw": sources.raw,
-             "grep": sources.grep, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
+             "grep": sources.grep, "total": sources.total, "count": sources.count, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
              "summary": sources.summary, "f": f, "shown": shown,
-             "smallest": smallest, "largest": largest}
+             "smallest": smallest, "largest": largest, "rounded": rounded}
     ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
 

@@ -2,34 +2,18 @@
 // Write the code each TODO(03.*) asks for; exercises/03_dynamic_shared/README.md says what "solved" means
 // and has hints. Check it: scripts/exercises.sh check 03    All of them: scripts/exercises.sh
 // Lesson 03 — dynamic shared memory: sized at launch, opted into above 48 KiB, carved into arrays.
-//
-// What it shows:
-//   * `extern __shared__` arrays, whose size in bytes is the third launch parameter: an in-place
-//     reversal of n floats in one block, n chosen at run time (--reverse-n), up to what one
-//     block may have — which is more than 48 KiB only after cudaFuncSetAttribute(kernel,
-//     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); the lesson first launches without it
-//     and prints the error, then with it;
-//   * requests beyond the GPU's per-block limit refused on the host with a message that names
-//     both numbers (DoesNotFitError, exit code 4), before anything is launched;
-//   * the transpose of lesson 02 with the tile edge chosen at run time (--tile), the padded
-//     tile flattened by hand: element (y, x) at y * (tile + 1) + x — and what a run-time loop
-//     step can cost: written plainly, the loop is not unrolled and each thread has one load in
-//     flight, so the kernel groups its rows by a compile-time count (both versions are timed);
-//   * three arrays of different types (double, float, char) carved out of one dynamic buffer,
-//     largest alignment first, so every array starts on an address its type can be loaded from;
-//   * the shared-memory carveout, and what the occupancy calculator makes of it.
-// What the source got wrong: its dynamic transpose flattens the tile with
-// threadIdx.y * blockDim.y + threadIdx.x — the row length is blockDim.x, so that only works for
-// square blocks (the 32 x 8 blocks used here would overwrite each other's elements) — and it
-// drops the + 1 padding that its static version had. Its notes (document 002) configure shared
-// memory with cudaDeviceSetSharedMemConfig / cudaFuncSetCacheConfig: the first is deprecated and
-// does nothing on current GPUs, the second is superseded by
-// cudaFuncAttributePreferredSharedMemoryCarveout, a per-kernel hint in percent of the maximum.
-// What it leaves out: bank conflicts of the smaller tiles (lesson 06), asynchronous copies into
-// shared memory (cp.async / TMA) and distributed shared memory across a cluster.
-// Read next: lessons/04_reduction; CUDA C++ Programming Guide, "Shared Memory" and the
-// compute-capability tables of "Features and Technical Specifications".
+// What it shows: `extern __shared__` arrays sized by the third launch parameter (a reversal of n
+// floats in one block, n chosen at run time, above 48 KiB only after cudaFuncSetAttribute); sizes
+// beyond the GPU's limit refused before launching; lesson 02's transpose with its tile edge chosen
+// at run time (--tile), the padded tile flattened by hand, and what a run-time loop step costs;
+// three arrays of different types carved from one buffer; the carveout and occupancy.
+// The tutorial's dynamic transpose flattens the tile with threadIdx.y * blockDim.y (right only for
+// square blocks) and drops its padding; the blog post's shared-memory configuration calls are
+// deprecated or superseded (README.md, "Where the documents were wrong").
+// Leaves out: bank conflicts of the smaller tiles (lesson 06), cp.async / TMA, distributed shared
+// memory. Read next: lessons/04_reduction; CUDA C++ Programming Guide, "Shared Memory".
 #include "lesson.cuh"
+#include "transpose_bench.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -184,12 +168,7 @@ void launch_reverse_records_in_blocks(const double* a, const float* b, const cha
 
 // ---------------------------------------------------------------- CPU side
 
-std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
-    std::vector<float> out(in.size());
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
-    return out;
-}
+using course::transpose_cpu;  // the CPU reference, out[c][r] = in[r][c] (common/verify.hpp)
 
 /// Reverses each consecutive chunk of `chunk` elements (the last one may be shorter).
 template <class T>
@@ -329,20 +308,8 @@ int lesson(int argc, char** argv) {
 
     // 4. The transposes, one per tile edge, beside the device copy; at tile 32 also the plain
     //    loop, to compare with lesson 02's 32 x 33 kernel of the same shape.
-    const std::size_t count = static_cast<std::size_t>(rows) * cols;
-    const double bytes_moved = 2.0 * count * sizeof(float);
-    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
+    course::TransposeBench bench(rows, cols, timing);  // common/transpose_bench.cuh: the copy first
     for (int t : tiles) allow_dynamic_smem(kernel, transpose_smem_bytes(t), "a " + std::to_string(t) + " x " + std::to_string(t + 1) + " tile");
-    const std::vector<float> host_in = course::random_floats(count, 2024);
-    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
-    course::DeviceBuffer<float> in(host_in), out(count);
-    course::ResultsTable table(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
-                                   std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
-                               "GB/s");
-    const course::Timing ceiling = course::time_gpu(
-        [&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); }, timing.warmup,
-        timing.repeats);
-    table.add("cudaMemcpy device-to-device", ceiling.median_ms, course::gb_per_s(bytes_moved, ceiling.median_ms), "-", true);
     struct Run {
         int tile;
         TransposeKernel kernel;
@@ -355,24 +322,14 @@ int lesson(int argc, char** argv) {
     }
     for (const Run& run : runs) {
         const int t = run.tile;
-        auto launch = [&] {
-            launch_transpose_dynamic_tile(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols), t, run.kernel);
-        };
-        out.poison();
-        launch();
-        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
         const dim3 block = transpose_block(t);
         const std::string name = std::string(run.name) + " " + std::to_string(t) + "x" + std::to_string(t + 1) + ", " +
                                  std::to_string(block.x) + "x" + std::to_string(block.y) + " thr";
-        if (!check.ok()) std::printf("%s: %s\n", name.c_str(), check.summary().c_str());
-        all_ok &= check.ok();
-        const course::Timing time = course::time_gpu(launch, timing.warmup, timing.repeats);
-        table.add(name, time.median_ms, course::gb_per_s(bytes_moved, time.median_ms), check.ok() ? "ok" : "FAIL");
+        bench.add(name, [&](const float* in, float* out, int r, int c) {
+            launch_transpose_dynamic_tile(in, out, r, c, t, run.kernel);
+        });
     }
-    table.print();
-    if (!timing.csv.empty()) table.append_csv(timing.csv, "03_dynamic_shared", gpu.short_description());
-    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
-    return all_ok ? course::kExitOk : course::kExitFailed;
+    return bench.finish("03_dynamic_shared", gpu, all_ok);
 }
 
 #ifndef COURSE_NO_MAIN

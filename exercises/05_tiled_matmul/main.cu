@@ -1,35 +1,18 @@
 // Exercise 05_tiled_matmul: generated from lessons/05_tiled_matmul/main.cu by scripts/make_exercises.cmake.
 // Write the code each TODO(05.*) asks for; exercises/05_tiled_matmul/README.md says what "solved" means
 // and has hints. Check it: scripts/exercises.sh check 05    All of them: scripts/exercises.sh
-// Lesson 05 — matrix multiplication: from one dot product per thread, to shared-memory tiles,
-// to register tiles, measured against cuBLAS in the same run.
-//
-// What it shows:
-//   * matmul_naive: each thread reads a row of A and a column of B straight from global memory;
-//   * matmul_tiled<T>: the programming guide's idea — a block stages T x T tiles of A and B in
-//     shared memory and every element it loads is used T times — written with a non-owning
-//     sub-matrix view (MatrixView::block), for T = 16 (the sources) and T = 32;
-//   * a traffic model (bytes each kernel would read from DRAM if there were no caches) printed
-//     next to the measured speedups, and why the two disagree;
-//   * matmul_register_tiled: each thread keeps an 8 x 8 block of C in registers, reads its
-//     operands with 16-byte loads, and overlaps the next global load with the current arithmetic
-//     (double-buffered shared tiles): the road to library speed;
-//   * cuBLAS SGEMM (plain fp32 math) as the ceiling, timed and checked in the same run, and the
-//     GPU's FP32 peak (SMs x FP32 lanes x 2 x the SM clock read through NVML during the run)
-//     as the ceiling above it;
-//   * going further: warp tiles, cp.async pipelines and a sweep over sizes, from ~80% of cuBLAS
-//     to ~95%, live in the companion folder going_further/ (its own program, README and check).
-// Where the sources are wrong: the guide's kernels assume every dimension is a multiple of the
-//   tile (here every kernel takes any M, N, K); the blog's "16x less global traffic" is true of
-//   the cache-less model, not of what reaches L2 and DRAM, nor of time (the caches already absorb
-//   most of the naive kernel's re-reads).
-// What it leaves out: tensor cores (TF32, BF16: another precision, another lesson), the tensor
-//   memory accelerator (TMA), split-K for skinny shapes, stream-K or persistent kernels for
-//   small grids, autotuning, hand-scheduled SASS.
-// Also read: common/matmul.cuh, what this lesson shares with going_further/: float4 loads and
-//   stores with edges (load4, store4), cuBLAS called on row-major matrices, the CPU reference.
-// Read next: going_further/ (this lesson's companion), lessons/06_bank_conflicts; the CUDA C++
-//   Programming Guide, "Shared Memory"; CUTLASS's "Efficient GEMM in CUDA" (docs/efficient_gemm.md).
+// Lesson 05 — matrix multiplication: one dot product per thread, shared-memory tiles, register
+// tiles, measured against cuBLAS SGEMM in the same run.
+// What it shows: matmul_naive; matmul_tiled<T>, the Programming Guide's idea (T x T tiles of A and
+// B staged in shared memory, each element used T times) through a sub-matrix view, for T = 16 (as
+// the documents have it) and 32; a traffic model next to the measured speedups, and why they
+// disagree; matmul_register_tiled (8 x 8 outputs per thread, 16-byte loads, double-buffered tiles);
+// cuBLAS as the ceiling and the FP32 peak above it. The Programming Guide assumes dimensions that
+// are multiples of the tile (here any M, N, K); the Parallel Patterns blog's "16x less global
+// traffic" holds for the cache-less model, not for time.
+// Leaves out: tensor cores, TMA, split-K, autotuning. common/matmul.cuh holds what this lesson
+// shares with going_further/ (warp tiles, cp.async, sizes). Read next: going_further/,
+// lessons/06_bank_conflicts; CUTLASS's "Efficient GEMM in CUDA".
 #include "lesson.cuh"
 #include "matmul.cuh"
 #include "sm_clock.cuh"
@@ -69,7 +52,7 @@ struct MatrixView {
 // ---------------------------------------------------------------- kernels
 // C (M x N) = A (M x K) * B (K x N), all row-major fp32. Every kernel handles any M, N, K >= 1.
 
-constexpr int kNaiveBlock = 16;  // 16 x 16 threads, as in the sources
+constexpr int kNaiveBlock = 16;  // 16 x 16 threads, as in the documents
 
 /// One thread, one element of C: K loads of A (along a row) and K loads of B (down a column).
 /// Neighbouring threads (threadIdx.x) share the A element and read consecutive B elements.

@@ -1,21 +1,16 @@
 // Lesson 01 — the naive transpose, and what a strided access costs.
-//
-// What it shows:
-//   * a plain copy kernel and cudaMemcpy device-to-device: the speed a transpose can hope for,
-//     since a transpose reads and writes exactly as many bytes as a copy; and two copies with
-//     more bytes in flight per thread (4 floats, 4 float4s), to test why one float per thread
-//     stays far below cudaMemcpy;
-//   * the naive transpose written both ways — threadIdx.x walking the rows of the input (as
-//     the source tutorial does), and walking its columns — measured side by side;
-//   * a host-side model that counts the 32-byte memory sectors one warp's access touches,
-//     which tells in advance which half of each kernel is strided.
-// The source claims its naive kernel has uncoalesced *writes*. With i = threadIdx.x picking
-// the row, it is the *reads* A[i*cols + j] that jump a whole row per thread; the writes are
-// coalesced. The sector model and the timings below both show it.
-// What it leaves out: shared memory (lesson 02 uses it to make both sides coalesced).
-// Read next: lessons/02_shared_transpose; the CUDA C++ Best Practices Guide, "Coalesced Access
-// to Global Memory".
+// What it shows: a copy kernel and cudaMemcpy device-to-device, the speed a transpose can hope
+// for (it moves as many bytes as a copy), and two copies with more bytes in flight per thread;
+// the naive transpose both ways, threadIdx.x walking the input's rows (as the tutorial does) or
+// its columns, side by side; and a host-side model that counts the 32-byte sectors one warp's
+// access touches, which says in advance which half of each kernel is strided.
+// The tutorial says its naive kernel's *writes* are uncoalesced; with threadIdx.x picking the row
+// it is the reads that jump a whole row per thread, as the model and the timings both show.
+// Leaves out: shared memory (lesson 02 uses it to make both sides coalesced).
+// Read next: lessons/02_shared_transpose; CUDA C++ Best Practices Guide, "Coalesced Access to
+// Global Memory".
 #include "lesson.cuh"
+#include "transpose_bench.cuh"
 
 #include <cstdint>
 #include <cstdio>
@@ -101,14 +96,12 @@ __global__ void copy_float4_4_per_thread(const float* __restrict__ in, float* __
     }
 }
 
-/// The source's naive kernel: threadIdx.x picks the *row* of the input. Neighbouring threads of
+/// The tutorial's naive kernel: threadIdx.x picks the *row* of the input. Neighbouring threads of
 /// a warp read elements one whole row (cols * 4 bytes) apart: strided reads. They write
 /// out[col * rows + row] at consecutive addresses: coalesced writes.
 __global__ void transpose_naive_strided_reads(const float* __restrict__ in, float* __restrict__ out, int rows,
                                               int cols) {
-    // EXERCISE BEGIN 01.strided_reads: one element per thread, out[col][row] = in[row][col], with threadIdx.x picking the ROW.
-    // EXERCISE TODO: The launcher's grid has x over the rows of `in`, y over its columns; test your bounds on both.
-    // EXERCISE TODO: Check: GPU test case "every transpose matches the CPU reference..." on every shape in check.cu's kShapes.
+    // EXERCISE BEGIN 01.strided_reads
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
     const int col = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];
@@ -119,9 +112,7 @@ __global__ void transpose_naive_strided_reads(const float* __restrict__ in, floa
 /// warp writes to a different row of `out`, rows * 4 bytes apart: strided writes.
 __global__ void transpose_naive_strided_writes(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                int cols) {
-    // EXERCISE BEGIN 01.strided_writes: the same transpose with threadIdx.x picking the COLUMN of `in`.
-    // EXERCISE TODO: The launcher's grid has x over the columns of `in`, y over its rows.
-    // EXERCISE TODO: Check: the same GPU test case, same shapes (1 x 1, 1 x 1000, primes, 4099 x 31, 2048 x 2048, ...).
+    // EXERCISE BEGIN 01.strided_writes
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];
@@ -186,13 +177,7 @@ const Transpose kTransposes[] = {
 
 // ---------------------------------------------------------------- CPU side
 
-/// The reference: out[c][r] = in[r][c].
-std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
-    std::vector<float> out(in.size());
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
-    return out;
-}
+using course::transpose_cpu;  // the CPU reference, out[c][r] = in[r][c] (common/verify.hpp)
 
 // SITE MODEL BEGIN: down to SITE MODEL END, also compiled to WebAssembly for the site's sector explorer (site/)
 /// The sector model. Global memory moves in 32-byte sectors: a warp's load or store costs one
@@ -228,15 +213,12 @@ WarpAccess first_warp_access(Walk walk, int rows, int cols) {
 // ---------------------------------------------------------------- the lesson
 
 int lesson(int argc, char** argv) {
-    long long rows = 8192, cols = 8192;
-    course::TimingOptions timing;
+    course::TransposeOptions opt;
     course::Cli cli("01_naive_transpose", "Times a copy, cudaMemcpy and the naive transpose both ways, "
                                           "checks every output against the CPU, and prints the sector model.");
-    cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
-        .option("--cols", &cols, "columns of the input matrix", 1, 65536);
-    course::add_timing_options(cli, timing);
-    if (!cli.parse(argc, argv)) return course::kExitOk;
-    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+    if (!course::add_transpose_options(cli, opt).parse(argc, argv)) return course::kExitOk;
+    course::check_transpose_options(opt);
+    const int rows = static_cast<int>(opt.rows), cols = static_cast<int>(opt.cols);
 
     std::printf("== sector model: one warp (32 threads x 4-byte float) of each kernel ==\n");
     std::printf("  %-32s %13s %13s\n", "kernel", "read sectors", "write sectors");
@@ -244,7 +226,7 @@ int lesson(int argc, char** argv) {
                                                   {"transpose_naive_strided_reads", Walk::StridedReads},
                                                   {"transpose_naive_strided_writes", Walk::StridedWrites}};
     for (const auto& [name, walk] : walks) {
-        const WarpAccess w = first_warp_access(walk, static_cast<int>(rows), static_cast<int>(cols));
+        const WarpAccess w = first_warp_access(walk, rows, cols);
         std::printf("  %-32s %13d %13d\n", name, sectors_touched(w.reads, 4), sectors_touched(w.writes, 4));
     }
     std::printf("  (4 sectors = 128 bytes = the 32 floats the warp needs; 32 sectors = 1024 bytes moved for 128 used)\n\n");
@@ -253,47 +235,10 @@ int lesson(int argc, char** argv) {
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
 
-    const std::size_t n = static_cast<std::size_t>(rows) * cols;
-    const double bytes_moved = 2.0 * n * sizeof(float);  // every element read once and written once
-    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
-
-    const std::vector<float> host_in = course::random_floats(n, 2024);
-    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
-    course::DeviceBuffer<float> in(host_in), out(n);
-
-    course::ResultsTable table(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
-                                   std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
-                               "GB/s");
-    bool all_ok = true;
-    auto record = [&](const std::string& name, const course::Timing& t, const std::string& check, bool ceiling) {
-        table.add(name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check, ceiling);
-    };
-
-    // The ceiling: the driver's own device-to-device copy.
-    record("cudaMemcpy device-to-device",
-           course::time_gpu([&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); },
-                            timing.warmup, timing.repeats),
-           "-", true);
-
-    // Every kernel: poison the output, run once, compare with what it must write, then time it.
-    auto check_and_time = [&](const Transpose& k, const std::vector<float>& want, long long want_cols) {
-        out.poison();  // so an element the kernel forgets to write cannot look right
-        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
-        const course::VerifyResult check = course::compare_exact(out.to_host(), want, want_cols);
-        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
-        all_ok &= check.ok();
-        record(k.name,
-               course::time_gpu([&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
-                                timing.warmup, timing.repeats),
-               check.ok() ? "ok" : "FAIL", false);
-    };
-    for (const Transpose& k : kCopies) check_and_time(k, host_in, cols);         // a copy writes its input
-    for (const Transpose& k : kTransposes) check_and_time(k, expected, rows);   // out is cols x rows
-
-    table.print();
-    if (!timing.csv.empty()) table.append_csv(timing.csv, "01_naive_transpose", gpu.short_description());
-    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
-    return all_ok ? course::kExitOk : course::kExitFailed;
+    course::TransposeBench bench(rows, cols, opt.timing);  // common/transpose_bench.cuh: the copy first
+    for (const Transpose& k : kCopies) bench.add(k.name, k.launch, /*is_copy=*/true);  // a copy writes its input
+    for (const Transpose& k : kTransposes) bench.add(k.name, k.launch);
+    return bench.finish("01_naive_transpose", gpu);
 }
 
 #ifndef COURSE_NO_MAIN

@@ -20,13 +20,13 @@ const std::pair<int, int> kShapes[] = {{1, 1},     {1, 1000},  {1000, 1},  {257,
 /// Runs `launch` on a rows x cols input placed `offset` floats into its buffer (and the output
 /// likewise), with the output poisoned first; compares with the CPU transpose.
 course::VerifyResult run_transpose(Launcher launch, int rows, int cols, int offset = 0) {
-    const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+    const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
     std::vector<float> padded_in(host_in.size() + offset, 0.0f);
     std::copy(host_in.begin(), host_in.end(), padded_in.begin() + offset);
     course::DeviceBuffer<float> in(padded_in), out(padded_in.size());
     out.poison();
     launch(in.data() + offset, out.data() + offset, rows, cols);
-    std::vector<float> got = out.to_host();
+    std::vector<float> got = course::submitted(out.to_host());
     got.erase(got.begin(), got.begin() + offset);
     return course::compare_exact(got, transpose_cpu(host_in, rows, cols), rows);
 }
@@ -35,7 +35,7 @@ course::VerifyResult run_transpose(Launcher launch, int rows, int cols, int offs
 
 TEST_CASE("transpose_cpu puts in[r][c] at out[c][r], and twice is the identity") {
     const int rows = 5, cols = 7;
-    const std::vector<float> in = course::random_floats(rows * cols, 1);
+    const std::vector<float> in = course::random_floats(rows * cols, course::seeded(1));
     const std::vector<float> out = transpose_cpu(in, rows, cols);
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) CHECK(out[c * rows + r] == in[r * cols + c]);
@@ -72,20 +72,6 @@ TEST_CASE("bank model of the lesson's kernels: the padding makes every phase con
     }
 }
 
-TEST_CASE("registers kernel: the swizzle permutes each tile row and makes the 16-byte fill conflict-free") {
-    for (int r = 0; r < kRegTile; ++r) {  // every (row, chunk) has its own place: nothing overwritten
-        CAPTURE(r);
-        std::vector<int> chunks;
-        for (int c = 0; c < kRegChunks; ++c) chunks.push_back(swizzle_chunk(r, c));
-        std::sort(chunks.begin(), chunks.end());
-        for (int c = 0; c < kRegChunks; ++c) CHECK(chunks[c] == c);
-    }
-    CHECK(float4_tile_passes(true, false) == 32);  // 16 rows 4 apart, one bank group: 16 passes per half-warp
-    CHECK(float4_tile_passes(true, true) == 4);    // 2 per half-warp: 256 bytes, the fewest possible
-    CHECK(float4_tile_passes(false, false) == 4);  // a row read is conflict-free either way
-    CHECK(float4_tile_passes(false, true) == 4);
-}
-
 GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, output poisoned first") {
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : course::with_hidden_shapes(kShapes, "02_shared_transpose")) {
@@ -117,95 +103,23 @@ GPU_TEST_CASE("every transpose is right on pointers that are not 16-byte aligned
 GPU_TEST_CASE("reverse_in_block_static reverses 1, a prime number and the maximum of elements") {
     for (int n : {1, 2, 257, kMaxStaticReverse}) {
         CAPTURE(n);
-        const std::vector<float> host = course::random_floats(n, 100u + n);
+        const std::vector<float> host = course::random_floats(n, course::seeded(100u + n));
         const std::vector<float> expected(host.rbegin(), host.rend());
         if (n > 1) REQUIRE(host != expected);  // otherwise a kernel that did nothing would pass
         course::DeviceBuffer<float> d(host);
         launch_reverse_in_block_static(d.data(), n);
-        const course::VerifyResult r = course::compare_exact(d.to_host(), expected, n);
+        const course::VerifyResult r = course::compare_exact(course::submitted(d.to_host()), expected, n);
         INFO(r.summary());
         CHECK(r.ok());
     }
 }
 
 GPU_TEST_CASE("reverse_in_block_static refuses sizes it cannot hold, before launching anything") {
-    const std::vector<float> host = course::random_floats(kMaxStaticReverse + 1, 5);
+    const std::vector<float> host = course::random_floats(kMaxStaticReverse + 1, course::seeded(5));
     course::DeviceBuffer<float> d(host);
     CHECK_THROWS_AS(launch_reverse_in_block_static(d.data(), kMaxStaticReverse + 1), course::DoesNotFitError);
     CHECK_THROWS_AS(launch_reverse_in_block_static(d.data(), 0), course::DoesNotFitError);
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(cudaGetLastError() == cudaSuccess);
-    CHECK(d.to_host() == host);  // untouched
-}
-
-// ---------------------------------------------------------------- the latency chase (section 3)
-
-TEST_CASE("make_chain is one cycle through every node, also when shuffled in groups") {
-    struct Shape {
-        std::size_t nodes, stride, group;
-    };
-    for (const Shape& shape : {Shape{1, 1, 1}, Shape{4096, 1, 4096}, Shape{1000, 32, 1000}, Shape{1024, 32, 64}}) {
-        const std::size_t nodes = shape.nodes, stride = shape.stride, group = shape.group;
-        CAPTURE(nodes);
-        CAPTURE(group);
-        const Chain c = make_chain(nodes, stride, group, 9);
-        REQUIRE(c.words.size() == nodes * stride);
-        std::vector<bool> seen(nodes, false);
-        unsigned j = c.start;
-        for (std::size_t k = 0; k < nodes; ++k) {
-            REQUIRE(j % stride == 0);
-            REQUIRE(j / stride < nodes);
-            CHECK_FALSE(seen[j / stride]);  // no node twice before the lap is over
-            seen[j / stride] = true;
-            j = c.words[j];
-        }
-        CHECK(j == c.start);  // back at the start after exactly `nodes` steps
-        CHECK(std::count(seen.begin(), seen.end(), true) == static_cast<long>(nodes));
-        if (group < nodes) {  // the first `group` steps stay inside one group
-            unsigned g = c.start;
-            for (std::size_t k = 0; k < group; ++k, g = c.words[g]) CHECK(g / stride / group == c.start / stride / group);
-        }
-    }
-    CHECK_THROWS_AS(make_chain(1000, 1, 64, 1), std::invalid_argument);  // groups must divide the nodes
-    CHECK_THROWS_AS(make_chain(0, 1, 1, 1), std::invalid_argument);
-}
-
-GPU_TEST_CASE("pointer_chase follows every chain to the node the CPU walk reaches, from every memory") {
-    const Chain small = make_chain(1024, 1, 1024, 21), lines = make_chain(512, 32, 512, 22),
-                pieces = make_chain(2048, 32, 256, 23);
-    for (long long hops : {1LL, 1024LL, 1024LL + 7}) {  // 1024: a full lap back to the start
-        CAPTURE(hops);
-        CHECK(run_chase<Where::Shared>("shared", small, 0, hops).ok);
-        CHECK(run_chase<Where::L1>("L1", lines, 512, hops).ok);
-        CHECK(run_chase<Where::L2>("L2", lines, 512, hops).ok);
-        CHECK(run_chase<Where::Dram>("DRAM", pieces, 0, hops, 1 << 20).ok);
-    }
-    CHECK(walk_chain_cpu(small, 1024) == small.start);
-}
-
-GPU_TEST_CASE("latency: shared memory answers sooner than L2, and L2 sooner than device memory") {
-    const course::DeviceReport gpu = course::query_device();
-    LatencyConfig cfg;
-    cfg.dram_bytes = std::max<std::size_t>(4 * gpu.l2_bytes, std::size_t{64} << 20);  // far more than L2 holds
-    cfg.hops = 4096;
-    const std::vector<LatencyRow> rows = measure_latency(gpu, cfg);
-    REQUIRE(rows.size() == 5);
-    for (const LatencyRow& r : rows) {
-        CAPTURE(r.where);
-        CHECK(r.ok);
-        CHECK(r.cycles_per_load > 0);
-    }
-    const double shared = rows[0].cycles_per_load, l1 = rows[1].cycles_per_load, l2 = rows[2].cycles_per_load,
-                 dram = rows[3].cycles_per_load;
-    INFO("cycles per load: shared " << shared << ", L1 " << l1 << ", L2 " << l2 << ", DRAM " << dram);
-    // Under compute-sanitizer every load runs the tool's own code first (racecheck made a shared
-    // load take 37,538 cycles on the H200), so the times measure the tool, not the memory. The
-    // tool sets NV_SANITIZER_INJECTION_PORT_BASE in the program's environment.
-    if (std::getenv("NV_SANITIZER_INJECTION_PORT_BASE")) {
-        MESSAGE("under compute-sanitizer: the latency ordering is not checked (the chases above were)");
-        return;
-    }
-    CHECK(shared < l2);
-    CHECK(l1 < l2);
-    CHECK(l2 < dram);
+    CHECK(course::submitted(d.to_host()) == host);  // untouched
 }

@@ -1,32 +1,16 @@
 // Lesson 03 — dynamic shared memory: sized at launch, opted into above 48 KiB, carved into arrays.
-//
-// What it shows:
-//   * `extern __shared__` arrays, whose size in bytes is the third launch parameter: an in-place
-//     reversal of n floats in one block, n chosen at run time (--reverse-n), up to what one
-//     block may have — which is more than 48 KiB only after cudaFuncSetAttribute(kernel,
-//     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes); the lesson first launches without it
-//     and prints the error, then with it;
-//   * requests beyond the GPU's per-block limit refused on the host with a message that names
-//     both numbers (DoesNotFitError, exit code 4), before anything is launched;
-//   * the transpose of lesson 02 with the tile edge chosen at run time (--tile), the padded
-//     tile flattened by hand: element (y, x) at y * (tile + 1) + x — and what a run-time loop
-//     step can cost: written plainly, the loop is not unrolled and each thread has one load in
-//     flight, so the kernel groups its rows by a compile-time count (both versions are timed);
-//   * three arrays of different types (double, float, char) carved out of one dynamic buffer,
-//     largest alignment first, so every array starts on an address its type can be loaded from;
-//   * the shared-memory carveout, and what the occupancy calculator makes of it.
-// What the source got wrong: its dynamic transpose flattens the tile with
-// threadIdx.y * blockDim.y + threadIdx.x — the row length is blockDim.x, so that only works for
-// square blocks (the 32 x 8 blocks used here would overwrite each other's elements) — and it
-// drops the + 1 padding that its static version had. Its notes (document 002) configure shared
-// memory with cudaDeviceSetSharedMemConfig / cudaFuncSetCacheConfig: the first is deprecated and
-// does nothing on current GPUs, the second is superseded by
-// cudaFuncAttributePreferredSharedMemoryCarveout, a per-kernel hint in percent of the maximum.
-// What it leaves out: bank conflicts of the smaller tiles (lesson 06), asynchronous copies into
-// shared memory (cp.async / TMA) and distributed shared memory across a cluster.
-// Read next: lessons/04_reduction; CUDA C++ Programming Guide, "Shared Memory" and the
-// compute-capability tables of "Features and Technical Specifications".
+// What it shows: `extern __shared__` arrays sized by the third launch parameter (a reversal of n
+// floats in one block, n chosen at run time, above 48 KiB only after cudaFuncSetAttribute); sizes
+// beyond the GPU's limit refused before launching; lesson 02's transpose with its tile edge chosen
+// at run time (--tile), the padded tile flattened by hand, and what a run-time loop step costs;
+// three arrays of different types carved from one buffer; the carveout and occupancy.
+// The tutorial's dynamic transpose flattens the tile with threadIdx.y * blockDim.y (right only for
+// square blocks) and drops its padding; the blog post's shared-memory configuration calls are
+// deprecated or superseded (README.md, "Where the documents were wrong").
+// Leaves out: bank conflicts of the smaller tiles (lesson 06), cp.async / TMA, distributed shared
+// memory. Read next: lessons/04_reduction; CUDA C++ Programming Guide, "Shared Memory".
 #include "lesson.cuh"
+#include "transpose_bench.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -110,9 +94,7 @@ std::size_t transpose_smem_bytes(int tile) { return static_cast<std::size_t>(til
 /// ld.global, the st.shared that must wait for it, the branch back): one 4-byte load in flight
 /// per thread at a time. Kept to be measured beside the version below.
 __global__ void transpose_dynamic_tile_plain(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-    // EXERCISE BEGIN 03.tile: lesson 02's padded transpose on an `extern __shared__` tile whose edge is blockDim.x.
-    // EXERCISE TODO: The launcher gives transpose_smem_bytes(edge) = edge * (edge + 1) floats: index the flat tile by hand.
-    // EXERCISE TODO: Check: GPU test case "both dynamic-tile transposes match..." for every tile in kTileSizes (8 to 128) on kShapes.
+    // EXERCISE BEGIN 03.tile
     extern __shared__ float tile[];  // blockDim.x rows of pitch = blockDim.x + 1 floats
     const int edge = blockDim.x, pitch = edge + 1;
     const int row0 = blockIdx.y * edge, col0 = blockIdx.x * edge;
@@ -136,9 +118,7 @@ __global__ void transpose_dynamic_tile_plain(const float* __restrict__ in, float
 // [[maybe_unused]]: the exercise's stub does not use it yet, and nvcc would warn about that.
 [[maybe_unused]] constexpr int kRowsInFlight = 4;  // as many as lesson 02's unrolled loop had
 __global__ void transpose_dynamic_tile(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-    // EXERCISE BEGIN 03.tile_in_flight: the same transpose, each thread's rows taken kRowsInFlight at a time.
-    // EXERCISE TODO: Load kRowsInFlight values into a register array (an inner loop of constant trip count) before storing any.
-    // EXERCISE TODO: Check: the same GPU test case as 03.tile; the lesson's table then shows what the grouping gains.
+    // EXERCISE BEGIN 03.tile_in_flight
     extern __shared__ float tile[];  // blockDim.x rows of pitch = blockDim.x + 1 floats
     const int edge = blockDim.x, pitch = edge + 1, step = blockDim.y, x = threadIdx.x;
     const int row0 = blockIdx.y * edge, col0 = blockIdx.x * edge;
@@ -205,9 +185,7 @@ __host__ __device__ constexpr RecordLayout record_layout(int n) {
 /// block's chunk of blockDim.x records; the last chunk may be shorter.
 __global__ void reverse_records_in_blocks(const double* a, const float* b, const char* c, double* a_out, float* b_out,
                                           char* c_out, int n) {
-    // EXERCISE BEGIN 03.records: carve a double, a float and a char array out of one `extern __shared__` buffer, then reverse.
-    // EXERCISE TODO: record_layout(blockDim.x) gives each array's byte offset; each block reverses its own chunk (the last is shorter).
-    // EXERCISE TODO: Check: GPU test case "reverse_records_in_blocks: three arrays..." for n = 1, 255, 256, 257, 1000, 100003.
+    // EXERCISE BEGIN 03.records
     extern __shared__ __align__(16) unsigned char smem[];
     const RecordLayout l = record_layout(blockDim.x);
     double* sa = reinterpret_cast<double*>(smem + l.doubles);
@@ -240,12 +218,7 @@ void launch_reverse_records_in_blocks(const double* a, const float* b, const cha
 
 // ---------------------------------------------------------------- CPU side
 
-std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
-    std::vector<float> out(in.size());
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
-    return out;
-}
+using course::transpose_cpu;  // the CPU reference, out[c][r] = in[r][c] (common/verify.hpp)
 
 /// Reverses each consecutive chunk of `chunk` elements (the last one may be shorter).
 template <class T>
@@ -385,20 +358,8 @@ int lesson(int argc, char** argv) {
 
     // 4. The transposes, one per tile edge, beside the device copy; at tile 32 also the plain
     //    loop, to compare with lesson 02's 32 x 33 kernel of the same shape.
-    const std::size_t count = static_cast<std::size_t>(rows) * cols;
-    const double bytes_moved = 2.0 * count * sizeof(float);
-    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
+    course::TransposeBench bench(rows, cols, timing);  // common/transpose_bench.cuh: the copy first
     for (int t : tiles) allow_dynamic_smem(kernel, transpose_smem_bytes(t), "a " + std::to_string(t) + " x " + std::to_string(t + 1) + " tile");
-    const std::vector<float> host_in = course::random_floats(count, 2024);
-    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
-    course::DeviceBuffer<float> in(host_in), out(count);
-    course::ResultsTable table(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
-                                   std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
-                               "GB/s");
-    const course::Timing ceiling = course::time_gpu(
-        [&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); }, timing.warmup,
-        timing.repeats);
-    table.add("cudaMemcpy device-to-device", ceiling.median_ms, course::gb_per_s(bytes_moved, ceiling.median_ms), "-", true);
     struct Run {
         int tile;
         TransposeKernel kernel;
@@ -411,24 +372,14 @@ int lesson(int argc, char** argv) {
     }
     for (const Run& run : runs) {
         const int t = run.tile;
-        auto launch = [&] {
-            launch_transpose_dynamic_tile(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols), t, run.kernel);
-        };
-        out.poison();
-        launch();
-        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
         const dim3 block = transpose_block(t);
         const std::string name = std::string(run.name) + " " + std::to_string(t) + "x" + std::to_string(t + 1) + ", " +
                                  std::to_string(block.x) + "x" + std::to_string(block.y) + " thr";
-        if (!check.ok()) std::printf("%s: %s\n", name.c_str(), check.summary().c_str());
-        all_ok &= check.ok();
-        const course::Timing time = course::time_gpu(launch, timing.warmup, timing.repeats);
-        table.add(name, time.median_ms, course::gb_per_s(bytes_moved, time.median_ms), check.ok() ? "ok" : "FAIL");
+        bench.add(name, [&](const float* in, float* out, int r, int c) {
+            launch_transpose_dynamic_tile(in, out, r, c, t, run.kernel);
+        });
     }
-    table.print();
-    if (!timing.csv.empty()) table.append_csv(timing.csv, "03_dynamic_shared", gpu.short_description());
-    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
-    return all_ok ? course::kExitOk : course::kExitFailed;
+    return bench.finish("03_dynamic_shared", gpu, all_ok);
 }
 
 #ifndef COURSE_NO_MAIN

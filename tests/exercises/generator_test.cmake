@@ -1,16 +1,17 @@
 # generator_test.cmake — one test of scripts/make_exercises.cmake on one small file.
 #
-#   cmake -DINPUT=marked.cu -DEXPECTED=marked.expected.cu -DWORK=dir -P generator_test.cmake
-#       the generator must succeed and write exactly EXPECTED
+#   cmake -DINPUT=marked.cu -DEXPECTED=marked.expected.cu [-DEXPECTED_HINTS=hints.txt] -DWORK=dir -P generator_test.cmake
+#       the generator must succeed and write exactly EXPECTED (and its hints exactly EXPECTED_HINTS)
 #   cmake -DINPUT=bad.cu -DEXPECT_ERROR="bad.cu:3: message" -DWORK=dir -P generator_test.cmake
 #       the generator must fail, print "<INPUT>:3: message" as its first line, and write nothing
 cmake_minimum_required(VERSION 3.25)
 get_filename_component(root "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
 get_filename_component(name "${INPUT}" NAME)
 set(output "${WORK}/${name}.out")
-file(REMOVE "${output}")
+set(hints "${WORK}/${name}.hints")
+file(REMOVE "${output}" "${hints}")
 file(MAKE_DIRECTORY "${WORK}")
-execute_process(COMMAND ${CMAKE_COMMAND} -DINPUT=${INPUT} -DOUTPUT=${output} -P ${root}/scripts/make_exercises.cmake
+execute_process(COMMAND ${CMAKE_COMMAND} -DINPUT=${INPUT} -DOUTPUT=${output} -DHINTS=${hints} -P ${root}/scripts/make_exercises.cmake
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 
 if(DEFINED EXPECTED)
@@ -21,6 +22,13 @@ if(DEFINED EXPECTED)
   file(READ "${EXPECTED}" want)
   if(NOT got STREQUAL want)
     message(FATAL_ERROR "${output} differs from ${EXPECTED}: compare them with diff")
+  endif()
+  if(DEFINED EXPECTED_HINTS)
+    file(READ "${hints}" got)
+    file(READ "${EXPECTED_HINTS}" want)
+    if(NOT got STREQUAL want)
+      message(FATAL_ERROR "the hints ${hints} differ from ${EXPECTED_HINTS}:\n${got}")
+    endif()
   endif()
   message(STATUS "ok: ${name} came out as ${EXPECTED}")
 else()

@@ -13,6 +13,8 @@ __global__ void empty_body(float* out, int n) {
     // EXERCISE TODO: Check: test case "writes everything".
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = 1.0f;  // a [bracket; and a semicolon
+    // EXERCISE HINT: one thread per element; the grid may have more threads than n.
+    // EXERCISE HINT: keep [brackets]; semicolons and \backslashes as they are
     // EXERCISE END
 }
 
@@ -24,6 +26,7 @@ __device__ float with_stub(float v) {
     // EXERCISE STUB:     return nanf("");
     for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0u, v, o);
     return v;
+    // EXERCISE HINT: five steps: offsets 16, 8, 4, 2, 1.
     // EXERCISE END
 }
 // EXERCISE BEGIN 01.top_level: a region at file scope, replaced by its stub.

@@ -40,16 +40,32 @@ def marker(line):
     return line.lstrip().startswith(("// EXERCISE ", "// SITE MODEL "))
 
 
-def solution_edits(exercise, lesson):
+def todo_lines(todos_text):
+    """id -> how many indented TODO lines its entry in exercise_todos.txt has (`  HINT:` lines are
+    hints for scripts/exercises.sh hint, not TODO lines)."""
+    counts, current = {}, None
+    for line in todos_text.splitlines():
+        entry = re.match(r"([0-9][0-9]\.[a-z0-9_]+): ", line)
+        if entry:
+            current = entry[1]
+            counts[current] = 0
+        elif line.startswith("  ") and not line.startswith("  HINT: ") and current:
+            counts[current] += 1
+    return counts
+
+
+def solution_edits(exercise, lesson, todos_text=""):
     """(old, new) per TODO gap: the exercise's TODO comment and stub lines, and the lesson's code there.
 
     The lesson marks each gap `// EXERCISE BEGIN id` ... `// EXERCISE END`; in the exercise the gap
-    is the `// TODO(id)` line and one line per TODO and STUB marker (scripts/make_exercises.cmake).
+    is the `// TODO(id)` line and one line per TODO line (marker, or the entry's lines in the lesson's
+    exercise_todos.txt) and STUB marker (scripts/make_exercises.cmake).
     """
     ex, le = exercise.splitlines(keepends=True), lesson.splitlines(keepends=True)
+    from_file = todo_lines(todos_text)
     edits = []
     for begin, line in enumerate(le):
-        found = re.match(r"\s*// EXERCISE BEGIN (\S+):", line)
+        found = re.match(r"\s*// EXERCISE BEGIN ([0-9][0-9]\.[a-z0-9_]+)(:|\s*$)", line)
         if not found:
             continue
         end = next(k for k in range(begin, len(le)) if le[k].lstrip().startswith("// EXERCISE END"))
@@ -58,6 +74,8 @@ def solution_edits(exercise, lesson):
         if len(todo) != 1:
             fail(f"exercise: {len(todo)} lines start with '// TODO({found[1]}):', expected 1")
         gap = 1 + sum(1 for l in region if l.lstrip().startswith(("// EXERCISE TODO:", "// EXERCISE STUB:")))
+        if found[2] != ":":  # the TODO text is in exercise_todos.txt
+            gap += from_file.get(found[1], 0)
         edits.append(("".join(ex[todo[0]:todo[0] + gap]), "".join(l for l in region if not marker(l))))
     return edits
 
@@ -122,7 +140,8 @@ if args.solve:
     exercise_rel = pathlib.Path("exercises", lesson, "main.cu")
     exercise_text = (root / exercise_rel).read_text()
     lesson_text = (root / "lessons" / lesson / "main.cu").read_text()
-    edits = solution_edits(exercise_text, lesson_text)
+    todos = root / "lessons" / lesson / "exercise_todos.txt"
+    edits = solution_edits(exercise_text, lesson_text, todos.read_text() if todos.is_file() else "")
     if not edits:
         fail(f"lessons/{lesson}/main.cu marks no exercise gap (// EXERCISE BEGIN)")
     for old, new in edits:

@@ -138,6 +138,13 @@ class QuoteResultsTest(unittest.TestCase):
         self.assertIn('-->540.2<!-- /q --> GB/s', text)
         self.assertIn('-->270.00<!-- /q --> MB', text)
 
+    def test_total_and_count_add_up_a_log(self):
+        rc, text, err = self.fill(marker('f(total("gpua/lessons.txt", r"^  DRAM, random +1 GiB +[0-9]+ +([0-9.]+)"), ".1f")')
+                                  + " " + marker('count("gpua/lessons.txt", r"DRAM, random")') + "\n")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("-->1665.0<!-- /q --> ", text)  # 665.1 + 999.9
+        self.assertIn("-->2<!-- /q -->", text)
+
     def test_arithmetic_needs_a_format(self):
         expr = 'pct("gpua", "01", "fast") - pct("gpua", "01", "slow, one float")'
         rc, text, err = self.fill(marker(f'f({expr}, ".1f")') + "\n")

@@ -4,7 +4,7 @@
 //   * lesson 01's two naive transposes and lesson 02's tiled ones as OpenCL C kernels
 //     (transpose.cl), launched from C++ through the Khronos C++ bindings (CL/opencl.hpp) and
 //     checked against the CPU, exactly, on output poisoned with 0xFF bytes (NaN);
-//   * the source's tiled kernel beside the mapping that coalesces both global sides, without
+//   * the tutorial's tiled kernel beside the mapping that coalesces both global sides, without
 //     and with one column of padding;
 //   * local memory sized at run time: a `local` kernel argument given its size with
 //     cl::Local(bytes), the tile edge chosen by --tile and checked against
@@ -12,7 +12,7 @@
 //   * the tiled kernel with its barrier removed, for Oclgrind's data-race detector (README.md);
 //   * timing with OpenCL profiling events, beside clEnqueueCopyBuffer as the ceiling.
 // It needs no NVIDIA GPU: PoCL runs the kernels on the CPU, Oclgrind simulates a device.
-// What the source (document 001) got wrong: its naive kernel's strided side is the read, not
+// What the tutorial's OpenCL page got wrong: its naive kernel's strided side is the read, not
 // the write; its tiled kernel lets dimension 0 walk rows on both sides, so both stay strided;
 // and OpenCL does have local memory sized at run time (the `local` argument above).
 // What it leaves out: float4 accesses (lesson 02's last two kernels), bank arithmetic in depth
@@ -227,7 +227,7 @@ OpenCl open_device(const cl::Device& device, const std::string& source = kTransp
 // ---------------------------------------------------------------- the kernels and their launch shapes
 
 /// What a work-group covers: one element per work-item, dimension 0 walking the input's rows
-/// (the source's choice) or its columns; or one tile x tile block of the input per work-group.
+/// (the tutorial's choice) or its columns; or one tile x tile block of the input per work-group.
 enum class Cover { ElementsRowsOnDim0, ElementsColsOnDim0, Tiles };
 
 struct Variant {

@@ -15,13 +15,13 @@
 
 #define TILE 32          // the coalescing kernels: a 32 x 32 tile ...
 #define ROWS_PER_PASS 8  // ... moved by 32 x 8 work-items, 4 rows each
-#define SOURCE_TILE 16   // the source's tile edge and work-group edge (16 x 16 work-items)
+#define SOURCE_TILE 16   // the tutorial's tile edge and work-group edge (16 x 16 work-items)
 
 // ---------------------------------------------------------------- naive (lesson 01)
 
-/// The source's naive kernel: dimension 0 picks the input ROW. Neighbouring work-items read
+/// The tutorial's naive kernel: dimension 0 picks the input ROW. Neighbouring work-items read
 /// elements a whole input row apart (strided reads) and write neighbouring elements of one
-/// output row (coalesced writes) — the opposite of what the source says.
+/// output row (coalesced writes) — the opposite of what the tutorial says.
 kernel void transpose_naive_strided_reads(global const float* restrict in, global float* restrict out, int rows,
                                           int cols) {
     const int row = get_global_id(0), col = get_global_id(1);
@@ -37,10 +37,10 @@ kernel void transpose_naive_strided_writes(global const float* restrict in, glob
 
 // ---------------------------------------------------------------- tiles in local memory (lesson 02)
 
-/// The source's tiled kernel, kept to be measured. It has the barrier and the group swap, but
+/// The tutorial's tiled kernel, kept to be measured. It has the barrier and the group swap, but
 /// dimension 0 picks the input ROW on the load and the output ROW on the store, so the
 /// work-items of a warp stride through global memory on both sides: the tile buys nothing.
-/// Its tile is 16 x 16 without padding, as in the source.
+/// Its tile is 16 x 16 without padding, as in the tutorial.
 kernel void transpose_tiled_source_mapping(global const float* restrict in, global float* restrict out, int rows,
                                            int cols) {
     local float tile[SOURCE_TILE][SOURCE_TILE];

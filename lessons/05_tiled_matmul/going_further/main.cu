@@ -1,27 +1,14 @@
 // Lesson 05, going further — from the register-tiled kernel's ~80% of cuBLAS SGEMM to ~95%, one
 // change per step, each explained by a profiler measurement (README.md, ncu.sh), every step timed
-// at sizes from 256^3 to 8192^3 and on two skinny shapes (--sweep), and a last rung that picks a
-// block shape and a split of K per problem, so that it stays fast at every one of them.
-//
-// What it shows (the rungs, in kRungs below):
-//   * warp_tiled 128x128x8 8x8: lesson 05's register-tiled kernel as a template over its sizes,
-//     each warp owning one rectangle of C, plus a fast path for full tiles;
-//   * warp_tiled 128x256x8 16x8: twice the outputs per thread, so fewer shared loads per FMA;
-//   * pipelined 128x256x8 16x8: asynchronous copies (cp.async) three slabs deep, so no register
-//     waits on global memory, and double-buffered operand registers;
-//   * pipelined 128x256x16 16x8: 16-deep slabs, half the barriers and copy bookkeeping per FMA;
-//   * --sweep: each rung and cuBLAS at every size: a tile chosen for 4096^3 is slow at 1024^3;
-//   * size-aware: the same kernel fast at every size. For each M x N x K a rule picks a block of
-//     8, 4 or 2 warps and a split of K (split-K: slices of K computed by separate blocks, then
-//     summed) from a cost model it prints: waves of blocks (blocks per SM from the CUDA occupancy
-//     calculator, times the SMs), each as long as its K slice, plus the workspace's traffic.
-// What it leaves out: tensor cores, the tensor memory accelerator (TMA), stream-K or persistent
-//   kernels, autotuning (the rule predicts; it never times candidates).
-// Builds on lessons/05_tiled_matmul/main.cu (read that first: naive, shared-memory tiles,
-// register tiles, the traffic model, the FP32 peak); common/matmul.cuh holds what both share
-// (float4 loads with edges, cuBLAS, the CPU reference and its error bound).
-// Read next: CUTLASS's "Efficient GEMM in CUDA" (docs/efficient_gemm.md); the CUDA C++
-//   Programming Guide, "Asynchronous Data Copies".
+// from 256^3 to 8192^3 and on two skinny shapes (--sweep), and a last rung fast at every size.
+// The rungs (kRungs): warp_tiled (each warp one rectangle of C, a fast path for full tiles), 16x8
+// outputs per thread, cp.async three slabs deep, 16-deep slabs; then size-aware: per M x N x K a
+// rule picks a block of 8, 4 or 2 warps and a split of K from a cost model it prints (waves of
+// blocks from the occupancy calculator, each as long as its K slice, plus the workspace traffic).
+// Leaves out: tensor cores, TMA, stream-K or persistent kernels, autotuning (the rule predicts).
+// Builds on lessons/05_tiled_matmul (read it first); common/matmul.cuh holds what both share.
+// Read next: CUTLASS's "Efficient GEMM in CUDA"; CUDA C++ Programming Guide, "Asynchronous Data
+// Copies".
 #include "lesson.cuh"
 #include "matmul.cuh"
 

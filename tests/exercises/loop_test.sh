@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# loop_test.sh WORK — scripts/exercises.sh's hint, reset and watch, end to end, on the toy course in
+# tests/exercises/loop (no compiler, no GPU): a copy of it in WORK, with the course's exercises.sh
+# and make_exercises.cmake. Prints what it checks; exits non-zero at the first thing that is wrong.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+work=${1:?usage: loop_test.sh WORK}
+rm -rf "$work" && mkdir -p "$work" && cp -R "$root/tests/exercises/loop/." "$work/" || exit 1
+mkdir -p "$work/scripts" "$work/exercises/01_toy"
+cp "$root/scripts/exercises.sh" "$root/scripts/make_exercises.cmake" "$work/scripts/" || exit 1
+cd "$work" || exit 1
+cmake -P scripts/make_exercises.cmake > /dev/null || { echo "FAIL: the generator failed on the toy lesson"; exit 1; }
+ex=exercises/01_toy/main.cu
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; }
+expect_in() {  # expect_in TEXT PATTERN WHAT
+  if printf '%s\n' "$1" | grep -qE -- "$2"; then ok "$3"; else fail "$3: no /$2/ in:"; printf '%s\n' "$1"; fi
+}
+
+# ---- the generator: the hints go to hints.txt, not into the exercise
+grep -q 'HINT' "$ex" && fail "the exercise main.cu shows the hints"
+grep -q 'out\[i\] = 2' "$ex" && fail "the exercise main.cu holds the solution"
+[ "$(grep -cv '^#' exercises/01_toy/hints.txt)" = 2 ] && ok "hints.txt has the lesson's 2 hints" || fail "hints.txt: $(cat exercises/01_toy/hints.txt)"
+given=$(cat "$ex")
+
+# ---- hint: one more each time, then all of them
+out=$(bash scripts/exercises.sh hint 01); rc=$?
+expect_in "$out" '^hint 1 of 2 \(01\.double\): each element of out is twice' "hint 1 first"
+printf '%s\n' "$out" | grep -q 'out\[i\] = 2' && fail "the first hint call showed the second hint"
+expect_in "$out" '1 more' "says how many are left"
+[ $rc -eq 0 ] || fail "hint exited $rc"
+[ "$(cat exercises/01_toy/.hints_shown)" = 1 ] && ok ".hints_shown remembers 1" || fail ".hints_shown is '$(cat exercises/01_toy/.hints_shown)'"
+out=$(bash scripts/exercises.sh hint 01_toy)
+expect_in "$out" '^  hint 1 \(01\.double\)' "the second call lists hint 1 again"
+expect_in "$out" '^hint 2 of 2 \(01\.double\): out\[i\] = 2 \* in\[i\];' "and reveals hint 2"
+out=$(bash scripts/exercises.sh hint 01)
+expect_in "$out" '^all 2 hints of 01_toy are shown' "a third call says all are shown"
+[ "$(cat exercises/01_toy/.hints_shown)" = 2 ] && ok "and stays at 2" || fail ".hints_shown is '$(cat exercises/01_toy/.hints_shown)'"
+bash scripts/exercises.sh hint 07 > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && ok "hint on an unknown exercise exits 2" || fail "hint 07 exited $rc"
+
+# ---- reset: the exercise as given, the student's version kept beside it
+printf '%s\n// my work: DOES_NOT_COMPILE\n' "$given" > "$ex"
+out=$(bash scripts/exercises.sh reset 01 < /dev/null); rc=$?
+[ $rc -eq 0 ] || fail "reset exited $rc: $out"
+[ "$(cat "$ex")" = "$given" ] && ok "reset restored the exercise from the lesson" || fail "reset left: $(cat "$ex")"
+backups=(exercises/01_toy/main.cu.backup-*)
+if [ ${#backups[@]} -eq 1 ] && grep -q 'my work' "${backups[0]}"; then ok "the student's version is kept as ${backups[0]##*/}"
+else fail "backups: ${backups[*]}"; fi
+expect_in "$out" 'your version: exercises/01_toy/main.cu.backup-' "reset says where the student's version is"
+out=$(bash scripts/exercises.sh reset 01 < /dev/null)
+expect_in "$out" 'nothing to reset' "a second reset changes nothing"
+backups=(exercises/01_toy/main.cu.backup-*)
+[ ${#backups[@]} -eq 1 ] && ok "and makes no second backup" || fail "backups: ${backups[*]}"
+# Without the lesson (as in the student pack) and without git: the pack's copy, or a clear refusal.
+mv lessons lessons.away
+echo "// more work" >> "$ex"
+bash scripts/exercises.sh reset 01 < /dev/null > reset.txt 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q 'nothing changed' reset.txt && ok "with no source of the original, reset refuses and says so" \
+  || fail "reset with no original exited $rc: $(cat reset.txt)"
+grep -q 'more work' "$ex" && ok "and the student's file is untouched" || fail "the refused reset changed $ex"
+printf '%s\n' "$given" > exercises/01_toy/.original_main.cu
+bash scripts/exercises.sh reset 01 --yes > /dev/null 2>&1
+[ "$(cat "$ex")" = "$given" ] && ok "reset restores from the pack's .original_main.cu" || fail "reset from .original_main.cu left: $(cat "$ex")"
+rm exercises/01_toy/.original_main.cu exercises/01_toy/main.cu.backup-*
+mv lessons.away lessons
+
+# ---- watch: check, wait for a save, check again
+log=$work/watch.txt
+bash scripts/exercises.sh watch 01 --rounds 2 > "$log" 2>&1 &
+pid=$!
+for _ in $(seq 1 120); do grep -q 'watching exercises/01_toy/' "$log" && break; sleep 0.5; done
+grep -q 'watching exercises/01_toy/' "$log" || fail "watch never got to waiting: $(cat "$log")"
+expect_in "$(cat "$log")" '0/1 solved' "the first check: not solved yet"
+sed -i.orig 's|^\( *\)// TODO(01.double).*|&\n\1out[i] = 2 * in[i];|' "$ex" && rm -f "$ex.orig"
+for _ in $(seq 1 120); do kill -0 $pid 2> /dev/null || break; sleep 0.5; done
+if kill -0 $pid 2> /dev/null; then kill $pid; fail "watch did not notice the save: $(cat "$log")"; fi
+wait $pid; rc=$?
+expect_in "$(cat "$log")" 'a change in exercises/01_toy/: checking again' "watch noticed the save"
+expect_in "$(tail -n 3 "$log")" '1/1 solved' "the second check: solved"
+[ $rc -eq 0 ] && ok "watch --rounds 2 exits 0 when solved" || fail "watch exited $rc"
+
+# Ctrl-C stops it (job control on, so that the background job gets SIGINT as at a terminal).
+log=$work/watch_interrupted.txt  # a new file: the old one already says "watching"
+set -m
+bash scripts/exercises.sh watch 01 > "$log" 2>&1 &
+pid=$!
+for _ in $(seq 1 120); do grep -q 'watching exercises/01_toy/' "$log" && break; sleep 0.5; done
+kill -INT $pid
+for _ in $(seq 1 20); do kill -0 $pid 2> /dev/null || break; sleep 0.5; done
+if kill -0 $pid 2> /dev/null; then kill -KILL $pid; fail "Ctrl-C (SIGINT) did not stop watch"; fi
+wait $pid; rc=$?
+set +m
+expect_in "$(cat "$log")" 'watch: stopped' "Ctrl-C stops watch"
+[ $rc -eq 0 ] && ok "and it exits 0" || fail "watch exited $rc after Ctrl-C"
+
+[ $failures -eq 0 ] && echo "all loop tests passed" || echo "$failures failed"
+[ $failures -eq 0 ]

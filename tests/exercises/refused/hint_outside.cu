@@ -1,0 +1,2 @@
+int a;
+// EXERCISE HINT: a hint with no region

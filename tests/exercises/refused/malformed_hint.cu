@@ -1,0 +1,4 @@
+// EXERCISE BEGIN 01.a: x
+// EXERCISE HINT:
+int a;
+// EXERCISE END

@@ -1,0 +1,4 @@
+__global__ void k() {
+    // EXERCISE BEGIN 01.a
+    // EXERCISE END
+}
