@@ -12,6 +12,7 @@
 #include "verdict.hpp"
 
 #include <cuda_runtime.h>
+#include <sys/resource.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -319,7 +320,7 @@ TEST_CASE("COURSE_EMULATE_T4: set to anything but empty or 0 turns the T4's limi
     else unsetenv("COURSE_EMULATE_T4");
 }
 
-GPU_TEST_CASE("COURSE_EMULATE_T4 caps what query_device and require_device_memory report at a T4's limits") {
+OWN_GPU_TEST_CASE("COURSE_EMULATE_T4 caps what query_device and require_device_memory report at a T4's limits") {
     const char* before = std::getenv("COURSE_EMULATE_T4");
     const std::string saved = before ? before : "";
     setenv("COURSE_EMULATE_T4", "1", 1);
@@ -403,15 +404,88 @@ TEST_CASE("transcript: a forged, truncated or missing file judges nothing as pas
     transcript::stop();
 }
 
-TEST_CASE("the grader's seed changes every random input; seed 0 leaves them as they always were") {
+namespace {
+/// Appends one record to a transcript file by hand (transcript.cpp's format), as a forger would.
+void put_record(std::ofstream& out, const std::string& key, const std::string& type, const std::string& value) {
+    const std::uint32_t key_len = static_cast<std::uint32_t>(key.size()), type_len = static_cast<std::uint32_t>(type.size());
+    const std::uint64_t bytes = value.size();
+    out.write(reinterpret_cast<const char*>(&key_len), sizeof key_len).write(key.data(), key_len);
+    out.write(reinterpret_cast<const char*>(&type_len), sizeof type_len).write(type.data(), type_len);
+    out.write(reinterpret_cast<const char*>(&bytes), sizeof bytes).write(value.data(), static_cast<std::streamsize>(bytes));
+}
+long peak_rss_kib() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+}  // namespace
+
+TEST_CASE("transcript: the judge reads in order: values it did not ask for are skipped, a later test case's wait") {
+    const std::string path = scratch_file("course_transcript_order.bin");
+    transcript::start_recording(path);
+    transcript::begin_test_case("A");
+    submitted(1);
+    submitted(2);
+    submitted(3);  // the judge asks A for one value only
+    transcript::begin_test_case("C");  // the runner never reached B
+    submitted(std::vector<int>(1000, 4));
+    submitted(5);
+    transcript::stop();
+
+    transcript::start_judging(path);
+    transcript::begin_test_case("A");
+    CHECK(submitted(0) == 1);
+    transcript::begin_test_case("B");
+    CHECK_THROWS_WITH_AS(submitted(0), doctest::Contains("recorded no value #1"), SubmissionOutputError);
+    transcript::begin_test_case("C");
+    // 4000 bytes where the check expects 16: refused without being read, and the next value is there.
+    CHECK_THROWS_WITH_AS(submitted(std::vector<int>(4)), doctest::Contains("is 4000 bytes, the check expects 16"),
+                         SubmissionOutputError);
+    CHECK(submitted(0) == 5);
+    transcript::stop();
+    std::remove(path.c_str());
+}
+
+TEST_CASE("transcript: a hostile file of countless tiny records costs the judge no memory, and at most 2^20 records") {
+    const std::string path = scratch_file("course_transcript_hostile.bin");
+    constexpr std::size_t kRecords = (std::size_t{1} << 20) + 16;  // about 20 MiB each way
+    {  // A million distinct keys: an index of every record (what the judge once built) takes 100+ MiB.
+        std::ofstream out(path, std::ios::binary);
+        out << "course-transcript 1\n";
+        for (std::size_t i = 0; i < kRecords; ++i) put_record(out, "x#" + std::to_string(i + 1), "i", "");
+    }
+    const long before = peak_rss_kib();
+    transcript::start_judging(path);
+    transcript::begin_test_case("A");
+    CHECK_THROWS_WITH_AS(submitted(1), doctest::Contains("recorded no value #1"), SubmissionOutputError);
+    transcript::stop();
+    CHECK(peak_rss_kib() - before < 8 * 1024);
+
+    {  // A million records of a value the judge has passed: skipped one at a time, up to the bound.
+        std::ofstream out(path, std::ios::binary);
+        out << "course-transcript 1\n";
+        for (std::size_t i = 0; i < kRecords; ++i) put_record(out, "A#1", "i", "");
+    }
+    transcript::start_judging(path);
+    transcript::begin_test_case("A");
+    CHECK_THROWS_WITH_AS(submitted(1), doctest::Contains("inconsistent"), SubmissionOutputError);  // 0 bytes, not 4
+    CHECK_THROWS_WITH_AS(submitted(2), doctest::Contains("more records than any check asks for"), SubmissionOutputError);
+    transcript::stop();
+    CHECK(peak_rss_kib() - before < 8 * 1024);
+    std::remove(path.c_str());
+}
+
+TEST_CASE("the grader's seed changes every input a check draws with seeded(); seed 0 leaves them as they always were") {
     const std::vector<float> plain = random_floats(100, 42);
+    CHECK(random_floats(100, seeded(42)) == plain);  // outside grading
     set_input_seed(12345);
-    const std::vector<float> seeded = random_floats(100, 42);
-    const std::vector<int> seeded_ints = random_ints(100, 42, -1000, 1000);
+    const std::vector<float> graded = random_floats(100, seeded(42));
+    const std::vector<int> graded_ints = random_ints(100, seeded(42), -1000, 1000);
+    CHECK(random_floats(100, 42) == plain);  // the lessons' own inputs never change
     set_input_seed(0);
-    CHECK(seeded != plain);
-    CHECK(seeded_ints != random_ints(100, 42, -1000, 1000));
-    CHECK(random_floats(100, 42) == plain);
+    CHECK(graded != plain);
+    CHECK(graded_ints != random_ints(100, 42, -1000, 1000));
+    CHECK(random_floats(100, seeded(42)) == plain);
 }
 
 TEST_CASE("hidden shapes: an instructor's file adds shapes per lesson; a bad line is refused with file and line") {

@@ -9,7 +9,7 @@
 //   check            everything; the suite is left out, with a notice, if there is no device.
 // Any other argument goes to doctest (--test-case=..., --success, --help, ...).
 //
-// Grading (scripts/grade.sh; transcript.hpp says how the two roles work):
+// Grading (grading/README.md; grading/transcript.hpp says how the two roles work):
 //   --record FILE          the runner: record every value the submission hands back in FILE
 //   --judge FILE           the judge: judge the values recorded in FILE instead of its own
 //   --seed N               mix N (0 to 2^32-1) into every random input
@@ -21,6 +21,7 @@
 #include <doctest/doctest.h>
 
 #include "cli.hpp"
+#include "testing.hpp"  // COURSE_OWN_TEST_CASE
 #include "transcript.hpp"
 #include "verdict.hpp"
 
@@ -39,6 +40,9 @@ struct DeviceSuite {
     const char* suite;        // "gpu": the doctest test-suite name of its test cases
     const char* what;         // "GPU": for the messages
     const char* require_env;  // "COURSE_REQUIRE_GPU": set (and not "0"), a missing device fails
+    // Each test case of the suite that runs must hand a value to course::submitted, unless it is
+    // declared the course's own (testing.hpp): else the check fails, naming it.
+    bool must_submit = false;
 };
 
 /// The test cases' results as the judge's verdict reports them (grading/verdict.hpp), collected in
@@ -48,6 +52,8 @@ struct VerdictState {
     std::string device_suite;  // "gpu": test cases of this doctest suite are reported with "gpu": true
     verdict::Verdict v;
     transcript::Counts at_start;  // the transcript's running totals when the current test case started
+    bool own = false;             // the current test case is declared the course's own (testing.hpp)
+    std::vector<std::string> submitted_nothing;  // device-suite test cases, not the course's own, that asked nothing
 };
 inline VerdictState& verdict_state() {
     static VerdictState s;
@@ -87,9 +93,11 @@ struct CheckListener : doctest::IReporter {
         transcript::begin_test_case(tc.m_name);
         verdict_state().v.test_cases.push_back(entry(tc, false));
         verdict_state().at_start = transcript::counts();
+        verdict_state().own = tc.m_description && std::strcmp(tc.m_description, COURSE_OWN_TEST_CASE) == 0;
     }
-    // A test case with subcases runs again for each: the same entry, counts going on.
-    void test_case_reenter(const doctest::TestCaseData& tc) override { transcript::begin_test_case(tc.m_name); }
+    // A test case with subcases runs again for each: the same entry, its counts and the positions
+    // of its values going on (so that each value of a test case has a key of its own).
+    void test_case_reenter(const doctest::TestCaseData&) override {}
     void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
         VerdictState& s = verdict_state();
         verdict::TestCase& t = s.v.test_cases.back();
@@ -101,6 +109,7 @@ struct CheckListener : doctest::IReporter {
         t.passed = stats.testCaseSuccess;
         if (!t.passed && !t.failure)
             t.failure = "failed (doctest failure flags " + std::to_string(stats.failure_flags) + ")";
+        if (t.gpu && !s.own && t.asked == 0) s.submitted_nothing.push_back(t.name);
     }
     void test_case_exception(const doctest::TestCaseException& e) override {
         fail(std::string(e.is_crash ? "crashed: " : "exception: ") + e.error_string.c_str());
@@ -192,8 +201,15 @@ int run_checks(int argc, char** argv, const DeviceSuite& s, Reason unavailable_r
     verdict_state().device_suite = s.suite;
     doctest::Context context;
     context.applyCommandLine(static_cast<int>(rest.size()), rest.data());
-    const auto run = [&context] {
-        const int rc = context.run();
+    const auto run = [&context, &s] {
+        int rc = context.run();
+        if (s.must_submit && transcript::role() == transcript::Role::Plain) {
+            for (const std::string& name : verdict_state().submitted_nothing) {
+                std::printf("FAILED: %s test case \"%s\" handed nothing to course::submitted: graded, it would judge "
+                            "none of the submission's values (common/testing.hpp)\n", s.what, name.c_str());
+                rc = rc == 0 ? 1 : rc;
+            }
+        }
         if (transcript::role() == transcript::Role::Judge)  // the closing line of the judge's console
             std::printf("judge: %zu value(s) missing from the submission's run, %zu inconsistent\n",
                         transcript::missing_count(), transcript::inconsistent_count());

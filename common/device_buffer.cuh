@@ -5,7 +5,6 @@
 #pragma once
 
 #include "cuda_check.cuh"
-#include "transcript.hpp"
 
 #include <cstddef>
 #include <utility>
@@ -54,7 +53,7 @@ public:
     std::vector<T> to_host() const {
         std::vector<T> host(count_);
         if (count_ > 0) CUDA_CHECK(cudaMemcpy(host.data(), ptr_, bytes(), cudaMemcpyDeviceToHost));
-        return submitted(std::move(host));  // grading: what the judge sees is what the runner copied back
+        return host;
     }
     /// Overwrite every byte with kPoisonByte (see above). Call before each kernel you verify.
     void poison() {

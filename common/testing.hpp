@@ -1,15 +1,27 @@
-// testing.hpp — what a lesson's doctest check includes.
+// testing.hpp — what a lesson's doctest check includes: doctest, and the two things a check does
+// for grading (grading/transcript.hpp says how grading works):
+//   * every value the code under test computed goes through course::submitted before the check
+//     compares it: `course::compare_exact(course::submitted(out.to_host()), expected, cols)`.
+//     A graded check then judges the submission's value, recorded where it ran;
+//   * every random input is drawn with course::seeded(seed), which mixes in the grader's seed.
+// Outside grading neither changes anything.
 //
 // Host test cases are plain TEST_CASEs. Test cases that need a GPU are declared with
 // GPU_TEST_CASE: they belong to the doctest suite "gpu", which the course's test main
 // (test_main.cpp) runs only when a GPU is present. Without one, CTest reports them SKIPPED.
+// A GPU test case that hands nothing to course::submitted fails (it would judge nothing of a
+// submission), unless it is declared OWN_GPU_TEST_CASE: a test of the course's own code.
 #pragma once
 
 #include <doctest/doctest.h>
 
-#include "transcript.hpp"  // course::submitted, course::with_hidden_shapes: what grading needs
+#include "transcript.hpp"  // course::submitted, course::seeded, course::with_hidden_shapes
+
+/// The description that marks a test case as the course's own (check_main.hpp reads it).
+#define COURSE_OWN_TEST_CASE "the course's own code"
 
 #define GPU_TEST_CASE(name) TEST_CASE(name* doctest::test_suite("gpu"))
+#define OWN_GPU_TEST_CASE(name) TEST_CASE(name* doctest::test_suite("gpu") * doctest::description(COURSE_OWN_TEST_CASE))
 
 #ifdef COURSE_LESSON  // the lesson folder, defined by CMakeLists.txt for each check
 namespace course::detail {

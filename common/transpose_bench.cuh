@@ -5,11 +5,29 @@
 
 #include "lesson.cuh"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 namespace course {
+
+/// The command line every transposing lesson shares: the matrix, and how to time.
+struct TransposeOptions {
+    long long rows = 8192, cols = 8192;  // 256 MiB each way: far larger than L2
+    TimingOptions timing;
+};
+/// Adds --rows, --cols (1..65536 each) and the timing options (--warmup, --repeats, --csv).
+inline Cli& add_transpose_options(Cli& cli, TransposeOptions& o) {
+    cli.option("--rows", &o.rows, "rows of the input matrix", 1, 65536)
+        .option("--cols", &o.cols, "columns of the input matrix", 1, 65536);
+    add_timing_options(cli, o.timing);
+    return cli;
+}
+/// After parsing: the kernels index with int, so a matrix of 2^31 elements or more is refused.
+inline void check_transpose_options(const TransposeOptions& o) {
+    if (o.rows * o.cols > INT32_MAX) throw UsageError("--rows x --cols must stay below 2^31 elements");
+}
 
 class TransposeBench {
 public:

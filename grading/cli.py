@@ -681,7 +681,7 @@ class Grader:
         print("%s: building the course and its judges once (log: %s)" % (ME, log), flush=True)
         os.makedirs(self.work, exist_ok=True)
         ok = self.wait_popen(self.popen_log(["cmake", "-S", self.repo, "-B", common] + self.config, log)) == 0
-        ok = ok and self.wait_popen(self.popen_log(["cmake", "--build", common, "--target", "course_common",
+        ok = ok and self.wait_popen(self.popen_log(["cmake", "--build", common, "--target", "course_common", "course_grading",
                                                     "course_test_main", "common_check"], log, append=True)) == 0
         if not ok:
             self.tail(log)
@@ -703,7 +703,7 @@ class Grader:
                     self.die(3, "no usable GPU: nvidia-smi lists one, but the CUDA runtime says %s (nothing graded)" % visible(m.group(1).strip()))
                 sys.stderr.write("\n".join(text.splitlines()[-5:]) + "\n")
                 self.die(1, "the check of common/ failed on this GPU (exit %d); nothing graded" % p.returncode)
-        targets = ["course_common", "course_test_main", "common_check"] + ["%s_check" % l for l in sorted({c.lesson for c in todo})]
+        targets = ["course_common", "course_grading", "course_test_main", "common_check"] + ["%s_check" % l for l in sorted({c.lesson for c in todo})]
         self.judges = {}
 
         def build_judges():
@@ -713,7 +713,7 @@ class Grader:
         self.judges_thread.start()
         self.prebuilt = os.path.join(self.work, "prebuilt")
         os.makedirs(self.prebuilt, exist_ok=True)
-        for lib in ("libcourse_common.a", "libcourse_test_main.a"):
+        for lib in ("libcourse_common.a", "libcourse_grading.a", "libcourse_test_main.a"):
             shutil.copy(os.path.join(common, lib), self.prebuilt)
         self.view = os.path.join(self.work, "course-view")
         if os.path.isdir(self.view):

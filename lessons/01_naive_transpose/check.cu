@@ -19,7 +19,7 @@ const std::pair<int, int> kShapes[] = {{1, 1},      {1, 1000},  {1000, 1}, {257,
 
 TEST_CASE("transpose_cpu puts in[r][c] at out[c][r], and twice is the identity") {
     const int rows = 5, cols = 7;
-    const std::vector<float> in = course::random_floats(rows * cols, 1);
+    const std::vector<float> in = course::random_floats(rows * cols, course::seeded(1));
     const std::vector<float> out = transpose_cpu(in, rows, cols);
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) CHECK(out[c * rows + r] == in[r * cols + c]);
@@ -67,11 +67,11 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
             INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
-            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
             course::DeviceBuffer<float> in(host_in), out(host_in.size());
             out.poison();
             k.launch(in.data(), out.data(), rows, cols);
-            const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
+            const course::VerifyResult r = course::compare_exact(course::submitted(out.to_host()), transpose_cpu(host_in, rows, cols), rows);
             INFO(r.summary());
             CHECK(r.ok());
         }
@@ -87,13 +87,13 @@ GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also fr
                 CAPTURE(rows);
                 CAPTURE(cols);
                 CAPTURE(offset);
-                const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows + 7u * cols);
+                const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows + 7u * cols));
                 std::vector<float> padded(offset, 0.0f);
                 padded.insert(padded.end(), host_in.begin(), host_in.end());
                 course::DeviceBuffer<float> in(padded), out(padded.size());
                 out.poison();
                 k.launch(in.data() + offset, out.data() + offset, rows, cols);
-                std::vector<float> got = out.to_host();
+                std::vector<float> got = course::submitted(out.to_host());
                 got.erase(got.begin(), got.begin() + offset);
                 const course::VerifyResult r = course::compare_exact(got, host_in, cols);
                 INFO(r.summary());

@@ -213,15 +213,12 @@ WarpAccess first_warp_access(Walk walk, int rows, int cols) {
 // ---------------------------------------------------------------- the lesson
 
 int lesson(int argc, char** argv) {
-    long long rows = 8192, cols = 8192;
-    course::TimingOptions timing;
+    course::TransposeOptions opt;
     course::Cli cli("01_naive_transpose", "Times a copy, cudaMemcpy and the naive transpose both ways, "
                                           "checks every output against the CPU, and prints the sector model.");
-    cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
-        .option("--cols", &cols, "columns of the input matrix", 1, 65536);
-    course::add_timing_options(cli, timing);
-    if (!cli.parse(argc, argv)) return course::kExitOk;
-    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+    if (!course::add_transpose_options(cli, opt).parse(argc, argv)) return course::kExitOk;
+    course::check_transpose_options(opt);
+    const int rows = static_cast<int>(opt.rows), cols = static_cast<int>(opt.cols);
 
     std::printf("== sector model: one warp (32 threads x 4-byte float) of each kernel ==\n");
     std::printf("  %-32s %13s %13s\n", "kernel", "read sectors", "write sectors");
@@ -229,7 +226,7 @@ int lesson(int argc, char** argv) {
                                                   {"transpose_naive_strided_reads", Walk::StridedReads},
                                                   {"transpose_naive_strided_writes", Walk::StridedWrites}};
     for (const auto& [name, walk] : walks) {
-        const WarpAccess w = first_warp_access(walk, static_cast<int>(rows), static_cast<int>(cols));
+        const WarpAccess w = first_warp_access(walk, rows, cols);
         std::printf("  %-32s %13d %13d\n", name, sectors_touched(w.reads, 4), sectors_touched(w.writes, 4));
     }
     std::printf("  (4 sectors = 128 bytes = the 32 floats the warp needs; 32 sectors = 1024 bytes moved for 128 used)\n\n");
@@ -238,7 +235,7 @@ int lesson(int argc, char** argv) {
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
 
-    course::TransposeBench bench(rows, cols, timing);  // common/transpose_bench.cuh: the copy first
+    course::TransposeBench bench(rows, cols, opt.timing);  // common/transpose_bench.cuh: the copy first
     for (const Transpose& k : kCopies) bench.add(k.name, k.launch, /*is_copy=*/true);  // a copy writes its input
     for (const Transpose& k : kTransposes) bench.add(k.name, k.launch);
     return bench.finish("01_naive_transpose", gpu);

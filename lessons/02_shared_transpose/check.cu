@@ -20,13 +20,13 @@ const std::pair<int, int> kShapes[] = {{1, 1},     {1, 1000},  {1000, 1},  {257,
 /// Runs `launch` on a rows x cols input placed `offset` floats into its buffer (and the output
 /// likewise), with the output poisoned first; compares with the CPU transpose.
 course::VerifyResult run_transpose(Launcher launch, int rows, int cols, int offset = 0) {
-    const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+    const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
     std::vector<float> padded_in(host_in.size() + offset, 0.0f);
     std::copy(host_in.begin(), host_in.end(), padded_in.begin() + offset);
     course::DeviceBuffer<float> in(padded_in), out(padded_in.size());
     out.poison();
     launch(in.data() + offset, out.data() + offset, rows, cols);
-    std::vector<float> got = out.to_host();
+    std::vector<float> got = course::submitted(out.to_host());
     got.erase(got.begin(), got.begin() + offset);
     return course::compare_exact(got, transpose_cpu(host_in, rows, cols), rows);
 }
@@ -35,7 +35,7 @@ course::VerifyResult run_transpose(Launcher launch, int rows, int cols, int offs
 
 TEST_CASE("transpose_cpu puts in[r][c] at out[c][r], and twice is the identity") {
     const int rows = 5, cols = 7;
-    const std::vector<float> in = course::random_floats(rows * cols, 1);
+    const std::vector<float> in = course::random_floats(rows * cols, course::seeded(1));
     const std::vector<float> out = transpose_cpu(in, rows, cols);
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) CHECK(out[c * rows + r] == in[r * cols + c]);
@@ -103,23 +103,23 @@ GPU_TEST_CASE("every transpose is right on pointers that are not 16-byte aligned
 GPU_TEST_CASE("reverse_in_block_static reverses 1, a prime number and the maximum of elements") {
     for (int n : {1, 2, 257, kMaxStaticReverse}) {
         CAPTURE(n);
-        const std::vector<float> host = course::random_floats(n, 100u + n);
+        const std::vector<float> host = course::random_floats(n, course::seeded(100u + n));
         const std::vector<float> expected(host.rbegin(), host.rend());
         if (n > 1) REQUIRE(host != expected);  // otherwise a kernel that did nothing would pass
         course::DeviceBuffer<float> d(host);
         launch_reverse_in_block_static(d.data(), n);
-        const course::VerifyResult r = course::compare_exact(d.to_host(), expected, n);
+        const course::VerifyResult r = course::compare_exact(course::submitted(d.to_host()), expected, n);
         INFO(r.summary());
         CHECK(r.ok());
     }
 }
 
 GPU_TEST_CASE("reverse_in_block_static refuses sizes it cannot hold, before launching anything") {
-    const std::vector<float> host = course::random_floats(kMaxStaticReverse + 1, 5);
+    const std::vector<float> host = course::random_floats(kMaxStaticReverse + 1, course::seeded(5));
     course::DeviceBuffer<float> d(host);
     CHECK_THROWS_AS(launch_reverse_in_block_static(d.data(), kMaxStaticReverse + 1), course::DoesNotFitError);
     CHECK_THROWS_AS(launch_reverse_in_block_static(d.data(), 0), course::DoesNotFitError);
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(cudaGetLastError() == cudaSuccess);
-    CHECK(d.to_host() == host);  // untouched
+    CHECK(course::submitted(d.to_host()) == host);  // untouched
 }

@@ -242,15 +242,12 @@ std::vector<int> warp_tile_words(Phase phase, int pitch, int k = 0) {
 // ---------------------------------------------------------------- the lesson
 
 int lesson(int argc, char** argv) {
-    long long rows = 8192, cols = 8192;
-    course::TimingOptions timing;
+    course::TransposeOptions opt;
     course::Cli cli("02_shared_transpose", "Reverses an array through a static __shared__ array, then times the "
                                            "tiled transposes beside cudaMemcpy and checks each against the CPU.");
-    cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
-        .option("--cols", &cols, "columns of the input matrix", 1, 65536);
-    course::add_timing_options(cli, timing);
-    if (!cli.parse(argc, argv)) return course::kExitOk;
-    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+    if (!course::add_transpose_options(cli, opt).parse(argc, argv)) return course::kExitOk;
+    course::check_transpose_options(opt);
+    const int rows = static_cast<int>(opt.rows), cols = static_cast<int>(opt.cols);
 
     std::printf("== bank model: passes one warp needs for one shared-memory access (1 = conflict-free) ==\n");
     std::printf("  %-48s %9s %9s\n", "access", "pitch 32", "pitch 33");
@@ -275,7 +272,7 @@ int lesson(int argc, char** argv) {
         course::compare_exact(d.to_host(), std::vector<float>(host.rbegin(), host.rend()), kMaxStaticReverse);
     std::printf("reverse_in_block_static, %d floats in one block: %s\n\n", kMaxStaticReverse, reversed.summary().c_str());
 
-    course::TransposeBench bench(rows, cols, timing);  // common/transpose_bench.cuh: the copy first
+    course::TransposeBench bench(rows, cols, opt.timing);  // common/transpose_bench.cuh: the copy first
     for (const Transpose& k : kTransposes) bench.add(k.name, k.launch);
     return bench.finish("02_shared_transpose", gpu, reversed.ok());
 }

@@ -14,6 +14,26 @@ namespace {
 const std::pair<int, int> kShapes[] = {{1, 1},     {1, 1000}, {1000, 1},  {257, 1031}, {33, 65},
                                        {4099, 31}, {31, 4099}, {200, 136}, {2048, 2048}};
 
+/// What check_reverse_records (main.cu) does, with the three outputs handed to course::submitted
+/// here, in the check: one run of reverse_records_in_blocks on n records, outputs poisoned first,
+/// each array compared with the CPU.
+RecordsCheck run_reverse_records(int n, std::uint32_t seed) {
+    std::vector<double> a(n);
+    const std::vector<float> b = course::random_floats(n, course::seeded(seed));
+    std::vector<char> c(n);
+    for (int i = 0; i < n; ++i) a[i] = 1.0 / (i + 1), c[i] = static_cast<char>(i * 37 % 127);
+    course::DeviceBuffer<double> da(a), da_out(n);
+    course::DeviceBuffer<float> db(b), db_out(n);
+    course::DeviceBuffer<char> dc(c), dc_out(n);
+    da_out.poison();
+    db_out.poison();
+    dc_out.poison();
+    launch_reverse_records_in_blocks(da.data(), db.data(), dc.data(), da_out.data(), db_out.data(), dc_out.data(), n);
+    return {course::compare_exact(course::submitted(da_out.to_host()), reverse_chunks_cpu(a, kRecordThreads), 1),
+            course::compare_exact(course::submitted(db_out.to_host()), reverse_chunks_cpu(b, kRecordThreads), 1),
+            course::compare_exact(course::submitted(dc_out.to_host()), reverse_chunks_cpu(c, kRecordThreads), 1)};
+}
+
 }  // namespace
 
 TEST_CASE("validate_tile accepts the powers of two from 8 to 256 and nothing else") {
@@ -106,11 +126,11 @@ GPU_TEST_CASE("both dynamic-tile transposes match the CPU for every tile size on
                 CAPTURE(t);
                 CAPTURE(rows);
                 CAPTURE(cols);
-                const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+                const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
                 course::DeviceBuffer<float> in(host_in), out(host_in.size());
                 out.poison();
                 launch_transpose_dynamic_tile(in.data(), out.data(), rows, cols, t, kernel);
-                const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
+                const course::VerifyResult r = course::compare_exact(course::submitted(out.to_host()), transpose_cpu(host_in, rows, cols), rows);
                 INFO(r.summary());
                 CHECK(r.ok());
             }
@@ -121,14 +141,14 @@ GPU_TEST_CASE("both dynamic-tile transposes match the CPU for every tile size on
 GPU_TEST_CASE("a tile too large for the GPU is refused before anything is launched") {
     const int t = 256;
     REQUIRE(transpose_smem_bytes(t) > this_gpu().smem_per_block_optin);  // 257 KiB: no current GPU has it
-    const auto host_in = course::random_floats(300 * 300, 3);
+    const auto host_in = course::random_floats(300 * 300, course::seeded(3));
     course::DeviceBuffer<float> in(host_in), out(host_in.size());
     out.poison();
-    const std::vector<float> before = out.to_host();
+    const std::vector<float> before = out.to_host();  // the poison: the check's own, not judged
     CHECK_THROWS_AS(launch_transpose_dynamic_tile(in.data(), out.data(), 300, 300, t), course::DoesNotFitError);
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(cudaGetLastError() == cudaSuccess);
-    CHECK(course::compare_exact(out.to_host(), before, 300).ok());  // still all poison: nothing ran
+    CHECK(course::compare_exact(course::submitted(out.to_host()), before, 300).ok());  // still all poison: nothing ran
 }
 
 GPU_TEST_CASE("reverse_in_block_dynamic: 1, 2, a prime, just above 48 KiB, and the largest block allowed") {
@@ -136,34 +156,34 @@ GPU_TEST_CASE("reverse_in_block_dynamic: 1, 2, a prime, just above 48 KiB, and t
     const int largest = static_cast<int>(this_gpu().smem_per_block_optin / sizeof(float));
     for (int n : {1, 2, 257, 1025, above_default, largest}) {
         CAPTURE(n);
-        const std::vector<float> host = course::random_floats(n, 100u + n);
+        const std::vector<float> host = course::random_floats(n, course::seeded(100u + n));
         const std::vector<float> expected(host.rbegin(), host.rend());
         if (n > 1) REQUIRE(host != expected);  // otherwise a kernel that did nothing would pass
         course::DeviceBuffer<float> d(host);
         launch_reverse_in_block_dynamic(d.data(), n);
-        const course::VerifyResult r = course::compare_exact(d.to_host(), expected, n);
+        const course::VerifyResult r = course::compare_exact(course::submitted(d.to_host()), expected, n);
         INFO(r.summary());
         CHECK(r.ok());
         cudaFuncAttributes attrs{};
         CUDA_CHECK(cudaFuncGetAttributes(&attrs, reverse_in_block_dynamic));
-        CHECK(static_cast<std::size_t>(attrs.maxDynamicSharedSizeBytes) >= n * sizeof(float));  // opted in where needed
+        CHECK(static_cast<std::size_t>(course::submitted(attrs.maxDynamicSharedSizeBytes)) >= n * sizeof(float));  // opted in where needed
     }
 }
 
 GPU_TEST_CASE("reverse_in_block_dynamic refuses one float more than a block may hold, before launching") {
     const int n = static_cast<int>(this_gpu().smem_per_block_optin / sizeof(float)) + 1;
-    const std::vector<float> host = course::random_floats(n, 9);
+    const std::vector<float> host = course::random_floats(n, course::seeded(9));
     course::DeviceBuffer<float> d(host);
     CHECK_THROWS_AS(launch_reverse_in_block_dynamic(d.data(), n), course::DoesNotFitError);
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(cudaGetLastError() == cudaSuccess);
-    CHECK(d.to_host() == host);  // untouched
+    CHECK(course::submitted(d.to_host()) == host);  // untouched
 }
 
 GPU_TEST_CASE("reverse_records_in_blocks: three arrays carved from one buffer, full and partial blocks") {
     for (int n : {1, 255, 256, 257, 1000, 100003}) {
         CAPTURE(n);
-        const RecordsCheck r = check_reverse_records(n, 21u + n);
+        const RecordsCheck r = run_reverse_records(n, 21u + n);
         INFO(r.doubles.summary(), " / ", r.floats.summary(), " / ", r.chars.summary());
         CHECK(r.doubles.ok());
         CHECK(r.floats.ok());

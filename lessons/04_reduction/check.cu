@@ -16,7 +16,7 @@ namespace {
 const long long kSizes[] = {1, 31, 32, 33, 1023, 1025, 1 << 20, (1LL << 26) + 7};
 constexpr long long kLargest = (1LL << 26) + 7;
 
-/// kSizes, then the sizes an instructor added for grading (--hidden-shapes; see transcript.hpp).
+/// kSizes, then the sizes an instructor added for grading (--hidden-shapes; see grading/transcript.hpp).
 std::vector<long long> sizes() {
     std::vector<long long> all(std::begin(kSizes), std::end(kSizes));
     for (const auto& s : course::hidden_shapes("04_reduction", 1, kLargest)) all.push_back(s[0]);
@@ -38,7 +38,7 @@ public:
     float run(const Variant& v) {
         out_.poison();
         v.launch(in_.data() + offset_, n_, out_.data(), ws_);
-        return out_.to_host()[0];
+        return course::submitted(out_.to_host())[0];
     }
 
 private:
@@ -57,7 +57,7 @@ private:
 /// (guaranteed when sum|x_i| < 2^24), float addition is exact and every variant must return
 /// exactly the reference. This catches a single element dropped or counted twice.
 std::vector<float> small_integers(long long n, std::uint32_t seed) {
-    const std::vector<int> ints = course::random_ints(static_cast<std::size_t>(n), seed, -8, 8);
+    const std::vector<int> ints = course::random_ints(static_cast<std::size_t>(n), course::seeded(seed), -8, 8);
     return std::vector<float>(ints.begin(), ints.end());
 }
 
@@ -86,7 +86,7 @@ TEST_CASE("a float accumulator stalls at 2^24, a double one does not") {
     CHECK(sum_cpu<float>(ones) == 16777216.0f);  // half of the true 2^25
     CHECK(sum_cpu<double>(ones) == 33554432.0);
     // The lesson's data, values in [0, 1): the float loop stops near 2^24 while the true sum goes on.
-    const std::vector<float> x = course::random_floats(1 << 26, 404, 0.0f, 1.0f);
+    const std::vector<float> x = course::random_floats(1 << 26, course::seeded(404), 0.0f, 1.0f);
     const double reference = sum_cpu<double>(x);
     CHECK(reference > 3.3e7);
     CHECK(std::fabs(sum_cpu<float>(x) - reference) / reference > 0.4);
@@ -102,7 +102,7 @@ TEST_CASE("the error bound: zero for no additions, grows with depth, infinite on
 
     // The float loop (depth n) really stays inside its bound, on data with both signs; and the
     // bound is not absurdly loose: a tree-depth bound would be too tight for the loop.
-    const std::vector<float> x = course::random_floats(100000, 7);
+    const std::vector<float> x = course::random_floats(100000, course::seeded(7));
     const double err = std::fabs(sum_cpu<float>(x) - sum_cpu<double>(x));
     CHECK(err <= sum_error_bound(100000, 100000, sum_abs_cpu(x)));
     CHECK(err > 0);
@@ -177,7 +177,7 @@ TEST_CASE("the command line refuses n = 0, negative, non-numeric and too large n
 
 GPU_TEST_CASE("every variant is within its error bound of the double reference, values of both signs") {
     for (const long long n : sizes()) {
-        const std::vector<float> x = course::random_floats(static_cast<std::size_t>(n), static_cast<std::uint32_t>(n));
+        const std::vector<float> x = course::random_floats(static_cast<std::size_t>(n), course::seeded(static_cast<std::uint32_t>(n)));
         const double reference = sum_cpu<double>(x), sum_abs = sum_abs_cpu(x);
         OnDevice gpu(x);
         for (const Variant& v : kVariants) {
@@ -211,7 +211,7 @@ GPU_TEST_CASE("at 2^26 + 7 the looping variants count every element exactly once
     // Mostly zeros, some ones (and the last 7, the float4 tail, all ones): sum|x_i| < 2^24, so the
     // sum is exact in any order. The one-element-per-thread kernels have no loop; their indexing is
     // the same at every size and is covered above.
-    std::vector<float> x = course::random_floats(static_cast<std::size_t>(kLargest), 99, 0.0f, 1.0f);
+    std::vector<float> x = course::random_floats(static_cast<std::size_t>(kLargest), course::seeded(99), 0.0f, 1.0f);
     for (float& v : x) v = v < 0.2f ? 1.0f : 0.0f;
     for (long long i = kLargest - 7; i < kLargest; ++i) x[static_cast<std::size_t>(i)] = 1.0f;
     x[0] = 1.0f;
@@ -254,7 +254,7 @@ GPU_TEST_CASE("launching again gives the same sum: nothing carries over between 
         for (int round = 0; round < 3; ++round) {
             CAPTURE(round);
             v.launch(in.data(), n, out.data(), ws);
-            CHECK(out.to_host()[0] == reference);
+            CHECK(course::submitted(out.to_host())[0] == reference);
         }
     }
 }
@@ -274,7 +274,7 @@ GPU_TEST_CASE("block_sum_tree: every thread of the block returns the block's tot
     every_thread_keeps_tree_total<<<blocks, kBlock>>>(in.data(), out.data());
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<float> got = out.to_host();
+    const std::vector<float> got = course::submitted(out.to_host());
     for (int b = 0; b < blocks; ++b) {
         const std::vector<float> block(x.begin() + b * kBlock, x.begin() + (b + 1) * kBlock);
         const double total = sum_cpu<double>(block);  // exact: small integers

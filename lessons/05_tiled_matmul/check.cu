@@ -17,7 +17,7 @@ namespace {
 const std::array<int, 3> kShapes[] = {{1, 1, 1},     {17, 33, 65},    {128, 128, 128},
                                       {257, 129, 511}, {131, 260, 36}, {1024, 768, 512}};
 
-/// kShapes, then the shapes an instructor added for grading (--hidden-shapes; see transcript.hpp).
+/// kShapes, then the shapes an instructor added for grading (--hidden-shapes; see grading/transcript.hpp).
 std::vector<std::array<int, 3>> shapes() {
     std::vector<std::array<int, 3>> all(std::begin(kShapes), std::end(kShapes));
     for (const auto& s : course::hidden_shapes("05_tiled_matmul", 3, 2048)) all.push_back({int(s[0]), int(s[1]), int(s[2])});
@@ -65,8 +65,8 @@ TEST_CASE("matmul_cpu: a 2x3 times 3x2 product worked by hand, and the sum of |a
 
 TEST_CASE("matmul_tolerance: float sums in any order pass; one missing product fails") {
     const int M = 6, N = 5, K = 3000;
-    auto A = course::random_floats(static_cast<std::size_t>(M) * K, 7);
-    auto B = course::random_floats(static_cast<std::size_t>(K) * N, 8);
+    auto A = course::random_floats(static_cast<std::size_t>(M) * K, course::seeded(7));
+    auto B = course::random_floats(static_cast<std::size_t>(K) * N, course::seeded(8));
     for (int i = 0; i < M; ++i) A[static_cast<std::size_t>(i) * K] = 1.0f;  // a_i0 * b_0j = 1 exactly
     for (int j = 0; j < N; ++j) B[j] = 1.0f;
     const Reference ref = matmul_cpu(A, B, M, N, K);
@@ -102,8 +102,8 @@ TEST_CASE("matmul_tolerance: a kernel missing one term fails for certain once th
     // C computed in float with the product k = 0 left out, as a wrong kernel would. Its own rounding
     // can hide up to one bound of the missing term, so only a term above two bounds is certain to fail.
     const int M = 5, N = 4, K = 4096;
-    auto A = course::random_floats(static_cast<std::size_t>(M) * K, 11);
-    auto B = course::random_floats(static_cast<std::size_t>(K) * N, 12);
+    auto A = course::random_floats(static_cast<std::size_t>(M) * K, course::seeded(11));
+    auto B = course::random_floats(static_cast<std::size_t>(K) * N, course::seeded(12));
     for (int j = 0; j < N; ++j) B[j] = 1.0f;  // the term a_i0 * b_0j is a_i0
     // sum_k |a_ik b_kj| without k = 0, and the bound per unit of it.
     double rest = 0;
@@ -229,13 +229,13 @@ TEST_CASE("FP32 lanes per SM by compute capability, and the peak arithmetic") {
 GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, C poisoned first") {
     for (const auto& shape : shapes()) {
         const int M = shape[0], N = shape[1], K = shape[2];
-        TestProblem p = TestProblem::make(M, N, K, static_cast<std::uint32_t>(M * 7 + N * 13 + K));
+        TestProblem p = TestProblem::make(M, N, K, course::seeded(static_cast<std::uint32_t>(M * 7 + N * 13 + K)));
         for (const Variant& v : kVariants) {
             INFO("kernel: ", std::string(v.name));
             CAPTURE(M);
             CAPTURE(N);
             CAPTURE(K);
-            const auto r = p.run_and_compare([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); });
+            const auto r = p.compare(course::submitted(p.run([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); })));
             INFO(r.summary());
             CHECK(r.ok());
         }
@@ -244,8 +244,8 @@ GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, 
 
 GPU_TEST_CASE("a kernel that misses one term fails the check: B's row 0 left out on the GPU, that term above twice the bound") {
     const int M = 131, N = 260, K = 511;
-    auto A = course::random_floats(static_cast<std::size_t>(M) * K, 21);
-    auto B = course::random_floats(static_cast<std::size_t>(K) * N, 22);
+    auto A = course::random_floats(static_cast<std::size_t>(M) * K, course::seeded(21));
+    auto B = course::random_floats(static_cast<std::size_t>(K) * N, course::seeded(22));
     for (int i = 0; i < M; ++i) A[static_cast<std::size_t>(i) * K] = 1.0f;  // the term k = 0 is b_0j...
     for (int j = 0; j < N; ++j) B[j] = 0.5f;                                // ...= 0.5, far above 2 x the bound
     const Reference ref = matmul_cpu(A, B, M, N, K);
@@ -259,7 +259,7 @@ GPU_TEST_CASE("a kernel that misses one term fails the check: B's row 0 left out
         c.poison();
         v.launch(a.data(), b.data(), c.data(), M, N, K);
         CUDA_CHECK(cudaDeviceSynchronize());
-        CHECK(course::compare_close(c.to_host(), ref.c, N, tol).mismatches == static_cast<std::size_t>(M) * N);
+        CHECK(course::compare_close(course::submitted(c.to_host()), ref.c, N, tol).mismatches == static_cast<std::size_t>(M) * N);
     }
 }
 
@@ -270,15 +270,15 @@ GPU_TEST_CASE("cuBLAS SGEMM (the ceiling) matches the same reference through the
         CAPTURE(M);
         CAPTURE(N);
         CAPTURE(K);
-        TestProblem p = TestProblem::make(M, N, K, 99);
-        const auto r = p.run_and_compare(
-            [&](const float* a, const float* b, float* c) { launch_cublas(cublas, a, b, c, M, N, K); });
+        TestProblem p = TestProblem::make(M, N, K, course::seeded(99));
+        const auto r = p.compare(course::submitted(
+            p.run([&](const float* a, const float* b, float* c) { launch_cublas(cublas, a, b, c, M, N, K); })));
         INFO(r.summary());
         CHECK(r.ok());
     }
 }
 
-GPU_TEST_CASE("NVML reads a plausible SM clock, or says why not") {
+OWN_GPU_TEST_CASE("NVML reads a plausible SM clock, or says why not") {
     const course::SmClock clock;
     if (clock.ok()) {
         const unsigned mhz = clock.read_mhz();
@@ -293,14 +293,14 @@ GPU_TEST_CASE("NVML reads a plausible SM clock, or says why not") {
 
 GPU_TEST_CASE("no kernel writes past the end of C") {
     const int M = 17, N = 33, K = 65, guard = 1024;
-    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, 3);
-    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, 4);
+    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, course::seeded(3));
+    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, course::seeded(4));
     course::DeviceBuffer<float> a(host_a), b(host_b), c(static_cast<std::size_t>(M) * N + guard);
     for (const Variant& v : kVariants) {
         INFO("kernel: ", std::string(v.name));
         c.poison();
         v.launch(a.data(), b.data(), c.data(), M, N, K);
-        const std::vector<float> out = c.to_host();
+        const std::vector<float> out = course::submitted(c.to_host());
         int untouched = 0;
         for (std::size_t i = static_cast<std::size_t>(M) * N; i < out.size(); ++i) untouched += std::isnan(out[i]) ? 1 : 0;
         CHECK(untouched == guard);
@@ -318,13 +318,13 @@ GPU_TEST_CASE("the 16-byte paths follow the right dimension: M % 4 == 0 with N %
     for (const auto& shape : {std::array<int, 3>{132, 130, 36}, std::array<int, 3>{132, 260, 37},
                               std::array<int, 3>{130, 132, 37}}) {
         const int M = shape[0], N = shape[1], K = shape[2];
-        TestProblem p = TestProblem::make(M, N, K, static_cast<std::uint32_t>(M + 3 * N + 5 * K));
+        TestProblem p = TestProblem::make(M, N, K, course::seeded(static_cast<std::uint32_t>(M + 3 * N + 5 * K)));
         for (const Variant& v : kVariants) {
             INFO("kernel: ", std::string(v.name));
             CAPTURE(M);
             CAPTURE(N);
             CAPTURE(K);
-            const auto r = p.run_and_compare([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); });
+            const auto r = p.compare(course::submitted(p.run([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); })));
             INFO(r.summary());
             CHECK(r.ok());
         }
@@ -334,8 +334,8 @@ GPU_TEST_CASE("the 16-byte paths follow the right dimension: M % 4 == 0 with N %
 GPU_TEST_CASE("every kernel is right when A, B or C does not start on a 16-byte boundary") {
     // Every dimension a multiple of 4, so only the pointers can turn the 16-byte paths off.
     const int M = 132, N = 136, K = 68;
-    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, 31);
-    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, 32);
+    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, course::seeded(31));
+    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, course::seeded(32));
     const Reference ref = matmul_cpu(host_a, host_b, M, N, K);
     const course::Tolerance tol = matmul_tolerance(K, ref.max_abs_sum);
     auto shifted = [](const std::vector<float>& host, int offset) {  // `offset` floats before the data
@@ -354,7 +354,7 @@ GPU_TEST_CASE("every kernel is right when A, B or C does not start on a 16-byte 
             c.poison();
             v.launch(a.data() + offsets[0], b.data() + offsets[1], c.data() + offsets[2], M, N, K);
             CUDA_CHECK(cudaDeviceSynchronize());
-            const std::vector<float> all = c.to_host();
+            const std::vector<float> all = course::submitted(c.to_host());
             const std::vector<float> out(all.begin() + offsets[2], all.end());
             const auto r = course::compare_close(out, ref.c, N, tol);
             INFO(r.summary());

@@ -22,15 +22,52 @@ const std::pair<int, int> kShapes[] = {{1, 1},     {1, 1000},  {1000, 1},  {257,
 /// Runs `launch` on a rows x cols input placed `offset` floats into its buffer (and the output
 /// likewise), with the output poisoned first; compares with the CPU transpose.
 course::VerifyResult run_transpose(Launcher launch, int rows, int cols, int offset = 0) {
-    const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+    const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
     std::vector<float> padded_in(host_in.size() + offset, 0.0f);
     std::copy(host_in.begin(), host_in.end(), padded_in.begin() + offset);
     course::DeviceBuffer<float> in(padded_in), out(padded_in.size());
     out.poison();
     launch(in.data() + offset, out.data() + offset, rows, cols);
-    std::vector<float> got = out.to_host();
+    std::vector<float> got = course::submitted(out.to_host());
     got.erase(got.begin(), got.begin() + offset);
     return course::compare_exact(got, transpose_cpu(host_in, rows, cols), rows);
+}
+
+/// What run_chase (main.cu) does, with the chase's results (cycles, the node it ended on) handed to
+/// course::submitted here, in the check: one launch of pointer_chase, checked against the CPU walk.
+template <Where kWhere>
+LatencyRow chase(const std::string& where, const Chain& c, long long warmup, long long hops, std::size_t flush_bytes = 0) {
+    course::DeviceBuffer<unsigned> chain(c.words);
+    course::DeviceBuffer<long long> result(2);
+    if (flush_bytes > 0) {
+        course::DeviceBuffer<unsigned char> scratch(flush_bytes);
+        CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes()));
+    }
+    pointer_chase<kWhere><<<1, 1>>>(chain.data(), static_cast<int>(std::min<std::size_t>(c.words.size(), kSharedChainWords)),
+                                    c.start, warmup, hops, result.data());
+    CUDA_CHECK_LAUNCH();
+    const std::vector<long long> r = course::submitted(result.to_host());
+    LatencyRow row;
+    row.where = where;
+    row.hops = hops;
+    row.cycles_per_load = static_cast<double>(r[0]) / static_cast<double>(hops);
+    row.ok = static_cast<unsigned>(r[1]) == walk_chain_cpu(c, warmup + hops);
+    return row;
+}
+
+/// The rows of measure_latency (main.cu), the same chases, run by chase() above.
+std::vector<LatencyRow> latency_rows(const course::DeviceReport& gpu, const LatencyConfig& cfg) {
+    constexpr std::size_t kLine = 32, kPiece = (2u << 20) / 4 / kLine;
+    const std::size_t l1_nodes = (16u << 10) / 4 / kLine, l2_nodes = (8u << 20) / 4 / kLine;
+    const std::size_t dram_nodes = cfg.dram_bytes / 4 / kLine, flush = 2 * gpu.l2_bytes;
+    course::require_device_memory(static_cast<double>(cfg.dram_bytes + flush), "the latency chase");
+    const long long dram_hops = std::min<long long>(cfg.hops, static_cast<long long>(dram_nodes));
+    return {chase<Where::Shared>("shared memory", make_chain(kSharedChainWords, 1, kSharedChainWords, 1), 0, cfg.hops),
+            chase<Where::L1>("L1", make_chain(l1_nodes, kLine, l1_nodes, 2), static_cast<long long>(l1_nodes), cfg.hops),
+            chase<Where::L2>("L2", make_chain(l2_nodes, kLine, l2_nodes, 3), static_cast<long long>(l2_nodes), cfg.hops),
+            chase<Where::Dram>("DRAM, in 2 MiB pieces", make_chain(dram_nodes, kLine, std::min(kPiece, dram_nodes), 4), 0,
+                               dram_hops, flush),
+            chase<Where::Dram>("DRAM, all of it", make_chain(dram_nodes, kLine, dram_nodes, 5), 0, dram_hops, flush)};
 }
 
 }  // namespace
@@ -114,10 +151,10 @@ GPU_TEST_CASE("pointer_chase follows every chain to the node the CPU walk reache
                 pieces = make_chain(2048, 32, 256, 23);
     for (long long hops : {1LL, 1024LL, 1024LL + 7}) {  // 1024: a full lap back to the start
         CAPTURE(hops);
-        CHECK(run_chase<Where::Shared>("shared", small, 0, hops).ok);
-        CHECK(run_chase<Where::L1>("L1", lines, 512, hops).ok);
-        CHECK(run_chase<Where::L2>("L2", lines, 512, hops).ok);
-        CHECK(run_chase<Where::Dram>("DRAM", pieces, 0, hops, 1 << 20).ok);
+        CHECK(chase<Where::Shared>("shared", small, 0, hops).ok);
+        CHECK(chase<Where::L1>("L1", lines, 512, hops).ok);
+        CHECK(chase<Where::L2>("L2", lines, 512, hops).ok);
+        CHECK(chase<Where::Dram>("DRAM", pieces, 0, hops, 1 << 20).ok);
     }
     CHECK(walk_chain_cpu(small, 1024) == small.start);
 }
@@ -127,7 +164,7 @@ GPU_TEST_CASE("latency: shared memory answers sooner than L2, and L2 sooner than
     LatencyConfig cfg;
     cfg.dram_bytes = std::max<std::size_t>(4 * gpu.l2_bytes, std::size_t{64} << 20);  // far more than L2 holds
     cfg.hops = 4096;
-    const std::vector<LatencyRow> rows = measure_latency(gpu, cfg);
+    const std::vector<LatencyRow> rows = latency_rows(gpu, cfg);
     REQUIRE(rows.size() == 5);
     for (const LatencyRow& r : rows) {
         CAPTURE(r.where);

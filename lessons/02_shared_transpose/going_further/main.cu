@@ -333,16 +333,13 @@ void print_latency(const std::vector<LatencyRow>& rows, double clock_hz) {
 // ---------------------------------------------------------------- the program
 
 int lesson(int argc, char** argv) {
-    long long rows = 8192, cols = 8192;
-    course::TimingOptions timing;
+    course::TransposeOptions opt;
     course::Cli cli("02_shared_transpose_going_further",
                     "Measures the latency of one load from each memory, then times the 16-byte-shared-access "
                     "transposes beside cudaMemcpy and checks each against the CPU.");
-    cli.option("--rows", &rows, "rows of the input matrix", 1, 65536)
-        .option("--cols", &cols, "columns of the input matrix", 1, 65536);
-    course::add_timing_options(cli, timing);
-    if (!cli.parse(argc, argv)) return course::kExitOk;
-    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+    if (!course::add_transpose_options(cli, opt).parse(argc, argv)) return course::kExitOk;
+    course::check_transpose_options(opt);
+    const int rows = static_cast<int>(opt.rows), cols = static_cast<int>(opt.cols);
 
     std::printf("== bank model: passes of one warp's 16-byte access, served by half-warps (4 = conflict-free) ==\n");
     std::printf("  %-48s %9s %9s\n", "access", "plain", "swizzled");
@@ -363,7 +360,7 @@ int lesson(int argc, char** argv) {
     bool chases_ok = true;
     for (const LatencyRow& r : latency) chases_ok &= r.ok;
 
-    course::TransposeBench bench(rows, cols, timing);  // common/transpose_bench.cuh: the copy first
+    course::TransposeBench bench(rows, cols, opt.timing);  // common/transpose_bench.cuh: the copy first
     for (const Transpose& k : kTransposes) bench.add(k.name, k.launch);
     return bench.finish("02_shared_transpose_going_further", gpu, chases_ok);
 }

@@ -32,12 +32,12 @@ TEST_CASE("the command line refuses both demos at once, and a bad n, with a Usag
 GPU_TEST_CASE("one atomicAdd per element is exact on small integers, output poisoned first") {
     for (const long long n : {1LL, 1000LL, (1LL << 20) + 3}) {
         CAPTURE(n);
-        const std::vector<int> ints = course::random_ints(static_cast<std::size_t>(n), 7u + static_cast<std::uint32_t>(n), -8, 8);
+        const std::vector<int> ints = course::random_ints(static_cast<std::size_t>(n), course::seeded(7u + static_cast<std::uint32_t>(n)), -8, 8);
         const std::vector<float> x(ints.begin(), ints.end());  // every partial sum stays far below 2^24: exact
         course::DeviceBuffer<float> in(x), out(1);
         out.poison();
         zero_then_launch(reduce_atomic_per_element, course::ceil_div(n, kBlock), in.data(), n, out.data());
-        CHECK(static_cast<double>(out.to_host()[0]) == sum_cpu<double>(x));
+        CHECK(static_cast<double>(course::submitted(out.to_host())[0]) == sum_cpu<double>(x));
     }
 }
 
@@ -47,7 +47,7 @@ GPU_TEST_CASE("wait_at_most gives up on a kernel still running, and reports succ
     CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));  // the rated peak: an upper bound
     spin<<<1, 1>>>(static_cast<long long>(khz) * 1000);                      // at least about 1 s
     CUDA_CHECK_LAUNCH();
-    CHECK(wait_at_most(0.05) == cudaErrorNotReady);
-    CHECK(wait_at_most(60) == cudaSuccess);
+    CHECK(course::submitted(wait_at_most(0.05)) == cudaErrorNotReady);
+    CHECK(course::submitted(wait_at_most(60)) == cudaSuccess);
     CHECK(cudaGetLastError() == cudaSuccess);
 }

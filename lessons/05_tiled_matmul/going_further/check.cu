@@ -231,7 +231,7 @@ TEST_CASE("the size-aware rule on an H100: the block and the split the README ex
 GPU_TEST_CASE("every rung matches the CPU double reference on awkward shapes, C poisoned first") {
     for (const auto& shape : kShapes) {
         const int M = shape[0], N = shape[1], K = shape[2];
-        TestProblem p = TestProblem::make(M, N, K, static_cast<std::uint32_t>(M * 7 + N * 13 + K));
+        TestProblem p = TestProblem::make(M, N, K, course::seeded(static_cast<std::uint32_t>(M * 7 + N * 13 + K)));
         for (const Rung& r : kRungs) {
             INFO("kernel: ", std::string(r.name));
             CAPTURE(M);
@@ -241,7 +241,7 @@ GPU_TEST_CASE("every rung matches the CPU double reference on awkward shapes, C 
                 CHECK_THROWS_AS(r.launch(nullptr, nullptr, nullptr, M, N, K), course::DoesNotFitError);
                 continue;
             }
-            const auto res = p.run_and_compare([&](const float* a, const float* b, float* c) { r.launch(a, b, c, M, N, K); });
+            const auto res = p.compare(course::submitted(p.run([&](const float* a, const float* b, float* c) { r.launch(a, b, c, M, N, K); })));
             INFO(res.summary());
             CHECK(res.ok());
         }
@@ -250,8 +250,8 @@ GPU_TEST_CASE("every rung matches the CPU double reference on awkward shapes, C 
 
 GPU_TEST_CASE("no rung writes past the end of C") {
     const int M = 17, N = 33, K = 65, guard = 1024;
-    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, 3);
-    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, 4);
+    const auto host_a = course::random_floats(static_cast<std::size_t>(M) * K, course::seeded(3));
+    const auto host_b = course::random_floats(static_cast<std::size_t>(K) * N, course::seeded(4));
     course::DeviceBuffer<float> a(host_a), b(host_b), c(static_cast<std::size_t>(M) * N + guard);
     for (const Rung& r : kRungs) {
         INFO("kernel: ", std::string(r.name));
@@ -261,7 +261,7 @@ GPU_TEST_CASE("no rung writes past the end of C") {
         }
         c.poison();
         r.launch(a.data(), b.data(), c.data(), M, N, K);
-        const std::vector<float> out = c.to_host();
+        const std::vector<float> out = course::submitted(c.to_host());
         int untouched = 0;
         for (std::size_t i = static_cast<std::size_t>(M) * N; i < out.size(); ++i) untouched += std::isnan(out[i]) ? 1 : 0;
         CHECK(untouched == guard);
@@ -276,7 +276,7 @@ GPU_TEST_CASE("every block shape of the size-aware rung, with K split 1, 2, 3 an
     shapes.push_back({190, 255, 333});
     for (const auto& shape : shapes) {
         const int M = shape[0], N = shape[1], K = shape[2];
-        TestProblem p = TestProblem::make(M, N, K, static_cast<std::uint32_t>(M * 5 + N * 11 + K));
+        TestProblem p = TestProblem::make(M, N, K, course::seeded(static_cast<std::uint32_t>(M * 5 + N * 11 + K)));
         for (const BlockShape& b : kBlockShapes) {
             if (b.blocks_per_sm() == 0) continue;  // does not fit this GPU (the 128 x 256 block on a T4)
             for (int splits : {1, 2, 3, 7}) {
@@ -284,7 +284,7 @@ GPU_TEST_CASE("every block shape of the size-aware rung, with K split 1, 2, 3 an
                 CAPTURE(M);
                 CAPTURE(N);
                 CAPTURE(K);
-                const auto res = p.run_and_compare([&](const float* a, const float* bb, float* c) { b.launch(a, bb, c, M, N, K, splits); });
+                const auto res = p.compare(course::submitted(p.run([&](const float* a, const float* bb, float* c) { b.launch(a, bb, c, M, N, K, splits); })));
                 INFO(res.summary());
                 CHECK(res.ok());
             }

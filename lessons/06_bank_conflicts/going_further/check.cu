@@ -15,7 +15,7 @@ const std::pair<int, int> kShapes[] = {{1, 1},    {1, 1000},  {1000, 1}, {257, 1
                                        {31, 4099}, {2048, 2048}, {260, 132}, {130, 68},  {68, 130}};
 
 std::vector<unsigned> random_words(std::size_t n, std::uint32_t seed) {
-    const std::vector<int> r = course::random_ints(n, seed, 0, INT32_MAX);
+    const std::vector<int> r = course::random_ints(n, course::seeded(seed), 0, INT32_MAX);
     return {r.begin(), r.end()};
 }
 
@@ -99,7 +99,7 @@ TEST_CASE("every warp instruction of each transpose, against the counts ncu meas
 }
 
 TEST_CASE("transpose_cpu and the microbenchmark's CPU sums") {
-    const std::vector<float> in = course::random_floats(5 * 7, 1);
+    const std::vector<float> in = course::random_floats(5 * 7, course::seeded(1));
     const std::vector<float> out = transpose_cpu(in, 5, 7);
     for (int r = 0; r < 5; ++r)
         for (int c = 0; c < 7; ++c) CHECK(out[c * 5 + r] == in[r * 7 + c]);
@@ -119,11 +119,11 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
             INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
-            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, rows * 31u + cols);
+            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
             course::DeviceBuffer<float> in(host_in), out(host_in.size());
             out.poison();
             k.launch(in.data(), out.data(), rows, cols);
-            const course::VerifyResult r = course::compare_exact(out.to_host(), transpose_cpu(host_in, rows, cols), rows);
+            const course::VerifyResult r = course::compare_exact(course::submitted(out.to_host()), transpose_cpu(host_in, rows, cols), rows);
             INFO(r.summary());
             CHECK(r.ok());
         }
@@ -138,7 +138,7 @@ GPU_TEST_CASE("the stride microbenchmark computes the sums the CPU computes, for
         CAPTURE(stride);
         d_out.poison();
         launch_shared_stride_bench(d_table.data(), d_out.data(), stride, kSteps, kBlocks);
-        const std::vector<unsigned> got = d_out.to_host();
+        const std::vector<unsigned> got = course::submitted(d_out.to_host());
         const auto want = stride_bench_cpu(table, stride, kSteps);
         int wrong = 0;
         for (std::size_t t = 0; t < got.size(); ++t) wrong += got[t] != want[t % kWarpSize];

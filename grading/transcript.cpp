@@ -4,6 +4,17 @@
 //   u32 key length, key ("test case name#position"), u32 type length, type, u64 byte count, bytes
 // in the machine's byte order (runner and judge run on the same machine). The judge treats the
 // file as hostile: every length is checked against what is left of the file before it is used.
+//
+// The judge reads it in order and holds one record at a time, never the records' values: the
+// runner and the judge run the same test cases in the same order, each asking its values in the
+// same order, so the value the judge asks for next is at the record it has reached, or missing.
+// A record of a test case already judged, or of this one at an earlier position, is what the judge
+// did not ask for: skipped (seeked over, unread). A record of a test case the judge has not begun
+// means that the value asked for is missing; the record waits for its own test case. A value is
+// read only when its type and byte count are the ones the check asks for, into the check's own
+// buffer: what the judge holds is bounded by what its check asks for, whatever the file says. At
+// most kMaxRecords records are read in one run (far more than any check asks for): past that the
+// file counts as malformed.
 #include "transcript.hpp"
 
 #include "cli.hpp"
@@ -14,7 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <map>
+#include <set>
 #include <sstream>
 
 namespace course {
@@ -22,19 +33,30 @@ namespace transcript {
 namespace {
 
 constexpr char kMagic[] = "course-transcript 1\n";
-constexpr std::size_t kMaxKey = 4096;
+constexpr std::size_t kMaxKey = 4096;   // a test case's name, '#', a position
+constexpr std::size_t kMaxType = 1024;  // a C++ type's mangled name
+constexpr std::uint64_t kMaxRecords = std::uint64_t{1} << 20;
 
-struct Entry {
+/// The judge's view of the record it has reached (its value stays in the file).
+struct Record {
+    std::string test_case;
+    std::uint64_t position = 0;
     std::string type;
-    std::uint64_t offset = 0;
-    std::uint64_t bytes = 0;
+    std::uint64_t data_at = 0, bytes = 0;  // where its value is in the file, and how long
+    std::uint64_t next_at = 0;             // where the next record starts
 };
 
 struct State {
     Role role = Role::Plain;
-    std::FILE* file = nullptr;        // runner: written; judge: read
-    std::map<std::string, Entry> index;  // judge
-    std::string malformed;           // judge: why the index stops early, if it does
+    std::FILE* file = nullptr;  // runner: written; judge: read
+    // The judge:
+    std::uint64_t at = 0, end = 0;  // the next record to read, the file's size
+    bool has_record = false;        // `record` is read and not yet consumed
+    Record record;
+    std::uint64_t records_read = 0;
+    std::set<std::string> begun;  // the test cases begun so far (a few dozen names)
+    std::string malformed;        // why no record can be read past `at`, if one cannot
+    // Both:
     std::string test_case;
     std::size_t position = 0;
     Counts counts;
@@ -51,6 +73,50 @@ std::string& lesson_name() {  // set before main() (testing.hpp): a function's s
 template <class T>
 bool read_plain(std::FILE* f, T& v) {
     return std::fread(&v, sizeof v, 1, f) == 1;
+}
+
+/// Judge: reads the header of the record at s.at into s.record. False at the end of the file, or
+/// if it is malformed (s.malformed then says where and why, and nothing more is read).
+bool read_record(State& s) {
+    if (s.has_record) return true;
+    if (!s.file || !s.malformed.empty() || s.at >= s.end) return false;
+    auto bad = [&](const char* why) {
+        std::ostringstream m;
+        m << "the transcript is malformed at byte " << s.at << " (" << why << ")";
+        s.malformed = m.str();
+        return false;
+    };
+    if (++s.records_read > kMaxRecords) return bad("more records than any check asks for");
+    if (std::fseek(s.file, static_cast<long>(s.at), SEEK_SET) != 0) return bad("seek");
+    std::uint32_t key_len = 0, type_len = 0;
+    std::uint64_t bytes = 0;
+    if (!read_plain(s.file, key_len) || key_len == 0 || key_len > kMaxKey) return bad("key length");
+    std::string key(key_len, '\0');
+    if (std::fread(key.data(), 1, key_len, s.file) != key_len) return bad("key");
+    if (!read_plain(s.file, type_len) || type_len == 0 || type_len > kMaxType) return bad("type length");
+    std::string type(type_len, '\0');
+    if (std::fread(type.data(), 1, type_len, s.file) != type_len) return bad("type");
+    if (!read_plain(s.file, bytes)) return bad("byte count");
+    const std::uint64_t data_at = s.at + 4 + key_len + 4 + type_len + 8;
+    if (bytes > s.end - data_at) return bad("byte count past the end of the file");
+    const std::size_t hash = key.rfind('#');
+    if (hash == std::string::npos || hash + 1 == key.size() || key.size() - hash > 20 ||
+        key.find_first_not_of("0123456789", hash + 1) != std::string::npos)
+        return bad("key is not \"test case#position\"");
+    s.record.test_case = key.substr(0, hash);
+    s.record.position = std::strtoull(key.c_str() + hash + 1, nullptr, 10);
+    s.record.type = std::move(type);
+    s.record.data_at = data_at;
+    s.record.bytes = bytes;
+    s.record.next_at = data_at + bytes;
+    s.has_record = true;
+    return true;
+}
+
+/// Judge: moves past the record read last.
+void consume(State& s) {
+    s.at = s.record.next_at;
+    s.has_record = false;
 }
 
 }  // namespace
@@ -76,36 +142,15 @@ void start_judging(const std::string& path) {
         return;
     }
     std::fseek(s.file, 0, SEEK_END);
-    const long end_l = std::ftell(s.file);
-    const std::uint64_t end = end_l < 0 ? 0 : static_cast<std::uint64_t>(end_l);
+    const long end = std::ftell(s.file);
+    s.end = end < 0 ? 0 : static_cast<std::uint64_t>(end);
     std::fseek(s.file, 0, SEEK_SET);
     char magic[sizeof kMagic - 1];
     if (std::fread(magic, 1, sizeof magic, s.file) != sizeof magic || std::memcmp(magic, kMagic, sizeof magic) != 0) {
         s.malformed = "the transcript does not start as one (forged, or the run never opened it)";
         return;
     }
-    std::uint64_t at = sizeof magic;
-    auto bad = [&](const char* why) {
-        std::ostringstream m;
-        m << "the transcript is malformed at byte " << at << " (" << why << ")";
-        s.malformed = m.str();
-    };
-    while (at < end) {
-        std::uint32_t key_len = 0, type_len = 0;
-        std::uint64_t bytes = 0;
-        if (!read_plain(s.file, key_len) || key_len == 0 || key_len > kMaxKey) return bad("key length");
-        std::string key(key_len, '\0');
-        if (std::fread(key.data(), 1, key_len, s.file) != key_len) return bad("key");
-        if (!read_plain(s.file, type_len) || type_len == 0 || type_len > kMaxKey) return bad("type length");
-        std::string type(type_len, '\0');
-        if (std::fread(type.data(), 1, type_len, s.file) != type_len) return bad("type");
-        if (!read_plain(s.file, bytes)) return bad("byte count");
-        const std::uint64_t data_at = at + 4 + key_len + 4 + type_len + 8;
-        if (bytes > end - data_at) return bad("byte count past the end of the file");
-        s.index.emplace(std::move(key), Entry{std::move(type), data_at, bytes});  // the first of duplicates
-        at = data_at + bytes;
-        if (std::fseek(s.file, static_cast<long>(at), SEEK_SET) != 0) return bad("seek");
-    }
+    s.at = sizeof magic;
 }
 
 void stop() {
@@ -117,8 +162,10 @@ void stop() {
 }
 
 void begin_test_case(const std::string& name) {
-    state().test_case = name;
-    state().position = 0;
+    State& s = state();
+    s.test_case = name;
+    s.position = 0;
+    if (s.role == Role::Judge) s.begun.insert(name);
 }
 
 void set_lesson(const std::string& name) { lesson_name() = name; }
@@ -149,23 +196,35 @@ void exchange(const char* type, void* data, std::size_t bytes) {
         return;
     }
     const std::string where = "value #" + std::to_string(s.position) + " of this test case";
-    const auto it = s.index.find(key);
-    if (it == s.index.end()) {
+    // The record at hand, past those the judge did not ask for (see the top of this file).
+    bool found = false;
+    while (read_record(s)) {
+        const Record& r = s.record;
+        const bool this_case = r.test_case == s.test_case;
+        if ((this_case && r.position < s.position) || (!this_case && s.begun.count(r.test_case) > 0)) {
+            consume(s);
+            continue;
+        }
+        found = this_case && r.position == s.position;
+        break;  // this value, or one that comes later: then this one is missing
+    }
+    if (!found) {
         ++s.counts.missing;
         throw SubmissionOutputError("the submission's run recorded no " + where +
                                     (s.malformed.empty() ? std::string(" (it stopped, crashed or went another way before it)")
                                                          : "; " + s.malformed));
     }
-    const Entry& e = it->second;
-    if (e.type != type || e.bytes != bytes) {
+    const Record r = s.record;
+    consume(s);
+    if (r.type != type || r.bytes != bytes) {
         ++s.counts.inconsistent;
         std::ostringstream m;
-        m << "inconsistent transcript: the submission's " << where << " is " << e.bytes << " bytes";
-        if (e.type != type) m << " of another type";
+        m << "inconsistent transcript: the submission's " << where << " is " << r.bytes << " bytes";
+        if (r.type != type) m << " of another type";
         m << ", the check expects " << bytes << " bytes";
         throw SubmissionOutputError(m.str());
     }
-    if (bytes > 0 && (std::fseek(s.file, static_cast<long>(e.offset), SEEK_SET) != 0 || std::fread(data, 1, bytes, s.file) != bytes)) {
+    if (bytes > 0 && (std::fseek(s.file, static_cast<long>(r.data_at), SEEK_SET) != 0 || std::fread(data, 1, bytes, s.file) != bytes)) {
         ++s.counts.inconsistent;
         throw SubmissionOutputError("the transcript could not be read at " + where);
     }

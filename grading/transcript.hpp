@@ -1,20 +1,24 @@
 // transcript.hpp — how grading keeps the verdict out of a submission's reach.
 //
-// A lesson's check is compiled twice when an instructor grades (scripts/grade.sh):
+// A lesson's check is compiled twice when an instructor grades (grading/README.md):
 //   * the RUNNER: check.cu built against the student's main.cu, run in a sandbox with
-//     `--record FILE`. Every value the student's code hands back to the check (each buffer copied
-//     from the GPU by DeviceBuffer::to_host, and the few host values a check wraps in submitted())
-//     is appended to FILE, keyed by test case and position. Whatever it prints is never read.
+//     `--record FILE`. Every value of the student's code that the check judges goes through
+//     course::submitted (each output buffer copied back from the GPU, and the host values a check
+//     judges): it is appended to FILE, keyed by test case and position. Whatever it prints is
+//     never read.
 //   * the JUDGE: the same check.cu built against the course's own main.cu, run outside the sandbox
 //     with `--judge FILE`. It runs every test case itself (inputs, CPU references, expected values
 //     all from the course's code) and, where the runner recorded a value, uses the runner's value
-//     instead of its own. Its doctest verdict is the grade. No code of the submission is in it.
+//     instead of its own. Its verdict (--verdict FILE, verdict.hpp) is the grade. No code of the
+//     submission is in it.
 // A value the runner never recorded (it crashed, exited early, or took another path) fails that
 // test case; a value of the wrong type or size is reported as an inconsistent transcript.
 // In a normal run (a student's own check, the lessons) none of this happens: submitted(x) is x.
 //
-// Both roles also take `--seed N` (mixed into every random input, drawn by the grader at grading
-// time) and `--hidden-shapes FILE` (an instructor's extra shapes, see hidden_shapes()).
+// Both roles also take `--seed N` (mixed into every random input by course::seeded, drawn by the
+// grader at grading time) and `--hidden-shapes FILE` (an instructor's extra shapes, see hidden_shapes()).
+// This is the checks' side of grading: the lessons and the helpers they include (common/) never
+// include it; a check reaches it through common/testing.hpp.
 #pragma once
 
 #include <array>
@@ -42,12 +46,14 @@ Role role();
 
 /// Runner: values are appended to `path` (created or truncated). Throws std::runtime_error.
 void start_recording(const std::string& path);
-/// Judge: reads the index of `path`. A malformed file is not an error here: every value looked up
-/// in it then fails its test case ("the transcript is malformed at byte N").
+/// Judge: opens `path`; its records are read in order as the check asks for values (transcript.cpp
+/// says how, and what bounds the reading). A missing or malformed file is not an error here: every
+/// value looked up past the fault fails its test case ("the transcript is malformed at byte N").
 void start_judging(const std::string& path);
 /// Closes the file and goes back to a normal run (the transcript's own tests use it).
 void stop();
-/// Called by the check's doctest listener: values are keyed by test case and position within it.
+/// Called by the check's doctest listener as each test case begins: values are keyed by test case
+/// and position within it. The judge reads the transcript in the order the test cases begin.
 void begin_test_case(const std::string& name);
 /// Judge: how many values were missing and how many inconsistent (running totals, as counts()).
 std::size_t missing_count();
@@ -107,10 +113,14 @@ T submitted(T value) {
     }
 }
 
-/// The seed the grader drew (0 outside grading): course::random_floats and random_ints mix it
-/// into every seed, so the inputs of a graded run cannot be known before it starts.
+/// The seed the grader drew (--seed; 0 outside grading).
 std::uint32_t input_seed();
 void set_input_seed(std::uint32_t seed);
+
+/// The seed for one of a check's random inputs: `seed` with the grader's seed mixed in, so that the
+/// inputs of a graded run cannot be known before it starts. Outside grading it is `seed` itself.
+/// A check draws every input with it: course::random_floats(n, course::seeded(7)).
+inline std::uint32_t seeded(std::uint32_t seed) { return seed ^ (input_seed() * 0x9E3779B9u); }
 
 /// An instructor's hidden shapes for `lesson` from the file given with --hidden-shapes, each with
 /// `n` numbers. The file holds lines "LESSON n1 n2 ..." ('#' starts a comment), for example
