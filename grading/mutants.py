@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""One-line mutants of the lessons' EXERCISE regions: the mistakes students make, made on purpose.
+
+    mutants.py list [--lesson NN] [--diff]     every mutant: its id, rule and line (with --diff, as a diff)
+    mutants.py show ID                         one mutant as a unified diff
+    mutants.py apply ID OUT                    the mutated main.cu written to OUT
+    mutants.py count                           how many mutants each rule makes, per lesson
+
+A mutant changes exactly one line inside an `// EXERCISE BEGIN` ... `// EXERCISE END` region of
+lessons/NN_name/main.cu (never a marker line, never a comment-only line) by one rule, such as a
+dropped __syncthreads(), swapped tile indices, an off-by-one bound, the padding removed, a wrong
+loop stride or a half-warp shuffle mask. The list is deterministic: lessons in folder order, lines
+in file order, rules in the order of RULES, occurrences left to right. An id is
+`NN_name:LINE:rule:K` (K counts that rule's changes on that line from 0), so it names the same
+change as long as the lesson's line numbers stay.
+
+scripts/mutation_run.sh builds and grades each mutant (checks, memcheck, static evidence) on a
+machine with a GPU and reports which layer caught it.
+"""
+import difflib
+import os
+import re
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def _sub_each(pattern, replacement):
+    """A rule that applies `replacement` at each match of `pattern` separately (one mutant per match)."""
+    regex = re.compile(pattern)
+
+    def rule(line):
+        out = []
+        for m in regex.finditer(line):
+            new = m.expand(replacement) if isinstance(replacement, str) else replacement(m)
+            if new is not None and new != m.group(0):
+                out.append(line[: m.start()] + new + line[m.end():])
+        return out
+
+    return rule
+
+
+def _swap_pair(a, b):
+    """A rule that swaps every `a` and `b` on the line at once (a line must hold both)."""
+
+    def rule(line):
+        if a not in line or b not in line:
+            return []
+        marker = "\x00"
+        return [line.replace(a, marker).replace(b, a).replace(marker, b)]
+
+    return rule
+
+
+def _swap_subscripts(line):
+    """X[i][j] -> X[j][i] for each two-subscript access (a transposed tile index)."""
+    out = []
+    for m in re.finditer(r"\b(\w+)\[([^\[\]]+)\]\[([^\[\]]+)\](?!\[)", line):
+        if m.group(2).strip() == m.group(3).strip():
+            continue
+        if line[: m.start()].rstrip().endswith("float") or "__shared__" in line:
+            continue  # a declaration: swapping its extents is the padding rule's business
+        out.append(line[: m.start()] + f"{m.group(1)}[{m.group(3)}][{m.group(2)}]" + line[m.end():])
+    return out
+
+
+def _padding(line):
+    """The padding removed: a shared tile's padded extent, a pitch of edge + 1, a pad constant."""
+    out = []
+    if "__shared__" in line:
+        out += [line[: m.start()] + "[kTile]" + line[m.end():] for m in re.finditer(r"\[kPitch\]", line)]
+        out += [line[: m.start()] + f"[{m.group(1)}]" + line[m.end():]
+                for m in re.finditer(r"\[(\w+) \+ (?:1|kAPad|kPad)\]", line)]
+    out += [line[: m.start()] + m.group(1) + line[m.end():] for m in re.finditer(r"(pitch = \w+) \+ 1\b", line)]
+    out += [line[: m.start()] + m.group(1) + line[m.end():] for m in re.finditer(r"\((kTile|kPitch|edge) \+ 1\)", line)]
+    out += [line[: m.start()] + m.group(1) + "0" + line[m.end():] for m in re.finditer(r"(\bk\w*Pad = )[1-9]\d*", line)]
+    return out
+
+
+def _redundant_rows(line):
+    """A tile loop where every thread row walks every row: `y = threadIdx.y; ...; y += STEP` -> `y = 0; ...; y += 1`."""
+    m = re.search(r"for \(int (\w+) = threadIdx\.y; (.*?); \1 \+= ([^)]+)\)", line)
+    if not m:
+        return []
+    var = m.group(1)
+    return [line[: m.start()] + f"for (int {var} = 0; {m.group(2)}; {var} += 1)" + line[m.end():]]
+
+
+# (name, what it models, rule). A rule maps one source line to the list of its mutated versions.
+RULES = [
+    ("drop_barrier", "a __syncthreads() left out", _sub_each(r"__syncthreads\(\);", "")),
+    ("drop_fence", "a __threadfence() left out", _sub_each(r"__threadfence\(\);", "")),
+    ("half_mask", "a shuffle mask naming only lanes 0-15",
+     _sub_each(r"(?<=__shfl_)(\w+_sync\()(kFullMask|0xffffffffu?|~0u|-1)", r"\g<1>0x0000ffffu")),
+    ("off_by_one", "a bound one too far: < becomes <=", _sub_each(r"(?<=\w)(\)?) < (?=\w)", r"\1 <= ")),
+    ("off_by_one_short", "a bound one too short: <= becomes <", _sub_each(r"(?<=\w) <= (?=\w)", " < ")),
+    ("swap_subscripts", "a tile read or written transposed: X[i][j] becomes X[j][i]", _swap_subscripts),
+    ("swap_block_indices", "blockIdx.x and blockIdx.y swapped", _swap_pair("blockIdx.x", "blockIdx.y")),
+    ("swap_thread_indices", "threadIdx.x and threadIdx.y swapped", _swap_pair("threadIdx.x", "threadIdx.y")),
+    ("no_padding", "the padding removed from a shared tile", _padding),
+    ("redundant_rows", "every thread row walks every tile row", _redundant_rows),
+    ("wrong_stride", "a loop stride of 1 instead of the block's", _sub_each(r"(?<=\+= )(?!1\b)[\w.* ]+(?=\))", "1")),
+    ("wrong_halving", "a halving loop that skips rounds: /= 2 becomes /= 4", _sub_each(r"/= 2\b", "/= 4")),
+    ("vector_dimension", "a 16-byte path chosen on the wrong dimension",
+     lambda line: [line[: m.start()] + f"{d} % 4 == 0" + line[m.end():]
+                   for m in re.finditer(r"\b([MNK]) % 4 == 0", line) for d in "MNK" if d != m.group(1)]),
+    ("drop_alignment", "a 16-byte path taken without checking the pointer's alignment",
+     _sub_each(r" && aligned16\(\w+\)", "")),
+    ("no_swizzle", "the XOR swizzle left out", _sub_each(r"\((\w+) \^ \([^()]+\)\)", r"\1")),
+    ("swizzle_half", "a swizzle over 16 banks, not 32", _sub_each(r"& 31\b", "& 15")),
+    ("drop_reset", "a counter left as it is for the next launch", _sub_each(r"^(\s*)\*\w+ = 0;", r"\1")),
+]
+
+
+def exercise_lines(text):
+    """Indices (0-based) of the lines inside EXERCISE regions that are code (no markers, no comment-only lines)."""
+    inside, lines = False, []
+    for i, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if stripped.startswith("// EXERCISE BEGIN"):
+            inside = True
+        elif stripped.startswith("// EXERCISE END"):
+            inside = False
+        elif inside and stripped and not stripped.startswith("//") and not stripped.startswith("#pragma"):
+            lines.append(i)
+    return lines
+
+
+def code_part(line):
+    """The line without a trailing // comment (rules never change comments)."""
+    m = re.search(r"//", line)
+    return (line[: m.start()], line[m.start():]) if m else (line, "")
+
+
+def mutants_of(lesson, text):
+    """[(id, rule, line number, old line, new line)] for one lesson's main.cu text."""
+    lines = text.split("\n")
+    out = []
+    for i in exercise_lines(text):
+        code, comment = code_part(lines[i])
+        for name, _, rule in RULES:
+            for k, new_code in enumerate(rule(code)):
+                new = new_code + comment
+                if new.strip() == "" and comment:
+                    new = new_code.rstrip() + comment
+                out.append((f"{lesson}:{i + 1}:{name}:{k}", name, i + 1, lines[i], new))
+    return out
+
+
+def lessons(root=ROOT):
+    folder = os.path.join(root, "lessons")
+    if not os.path.isdir(folder):
+        return []
+    return sorted(d for d in os.listdir(folder)
+                  if re.match(r"^\d\d_", d) and os.path.isfile(os.path.join(folder, d, "main.cu")))
+
+
+def read_lesson(lesson, root=ROOT):
+    with open(os.path.join(root, "lessons", lesson, "main.cu"), encoding="utf-8") as f:
+        return f.read()
+
+
+def all_mutants(root=ROOT, only=None):
+    out = []
+    for lesson in lessons(root):
+        if only and not (lesson == only or lesson.startswith(only + "_")):
+            continue
+        out += mutants_of(lesson, read_lesson(lesson, root))
+    return out
+
+
+def apply(text, line_number, new_line):
+    lines = text.split("\n")
+    lines[line_number - 1] = new_line
+    return "\n".join(lines)
+
+
+def diff(lesson, text, line_number, new_line):
+    path = f"lessons/{lesson}/main.cu"
+    return "".join(difflib.unified_diff(text.splitlines(keepends=True),
+                                        apply(text, line_number, new_line).splitlines(keepends=True),
+                                        fromfile="a/" + path, tofile="b/" + path, n=1))
+
+
+def find(mutant_id, root=ROOT):
+    lesson = mutant_id.split(":", 1)[0]
+    if lesson not in lessons(root):
+        raise KeyError(f"no lesson {lesson!r} (mutant ids look like 02_shared_transpose:81:drop_barrier:0)")
+    for m in mutants_of(lesson, read_lesson(lesson, root)):
+        if m[0] == mutant_id:
+            return m
+    raise KeyError(f"no mutant {mutant_id!r}: `mutants.py list --lesson {lesson[:2]}` lists them")
+
+
+def main(argv):
+    args = argv[1:]
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if args else 2
+    try:
+        if args[0] == "list":
+            only = args[args.index("--lesson") + 1] if "--lesson" in args else None
+            for mid, rule, number, old, new in all_mutants(only=only):
+                if "--diff" in args:
+                    lesson = mid.split(":", 1)[0]
+                    print(f"# {mid}")
+                    print(diff(lesson, read_lesson(lesson), number, new), end="")
+                else:
+                    print(f"{mid}\t{new.strip()}")
+            return 0
+        if args[0] == "show" and len(args) == 2:
+            mid, _, number, _, new = find(args[1])
+            lesson = mid.split(":", 1)[0]
+            print(diff(lesson, read_lesson(lesson), number, new), end="")
+            return 0
+        if args[0] == "apply" and len(args) == 3:
+            mid, _, number, _, new = find(args[1])
+            with open(args[2], "w", encoding="utf-8") as f:
+                f.write(apply(read_lesson(mid.split(":", 1)[0]), number, new))
+            return 0
+        if args[0] == "count" and len(args) == 1:
+            counts = {}
+            for mid, rule, *_ in all_mutants():
+                key = (mid.split(":", 1)[0], rule)
+                counts[key] = counts.get(key, 0) + 1
+            for (lesson, rule), n in sorted(counts.items()):
+                print(f"{lesson}\t{rule}\t{n}")
+            print(f"total\t\t{sum(counts.values())}")
+            return 0
+    except (KeyError, IndexError, OSError) as e:
+        print(f"mutants.py: {e}", file=sys.stderr)
+        return 2
+    print("mutants.py: unknown command line (see --help)", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

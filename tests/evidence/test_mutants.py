@@ -1,0 +1,186 @@
+"""grading/mutants.py: deterministic one-line mutants of the EXERCISE regions, by rule."""
+import io
+import os
+import re
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "grading"))
+import mutants  # noqa: E402
+
+RULE = {name: rule for name, _, rule in mutants.RULES}
+
+
+class Rules(unittest.TestCase):
+    """Each rule on lines written for it: what it must make, and what it must leave alone."""
+
+    def check(self, rule, line, expected):
+        self.assertEqual(RULE[rule](line), expected)
+
+    def test_drop_barrier_and_fence(self):
+        self.check("drop_barrier", "    __syncthreads();", ["    "])
+        self.check("drop_fence", "        __threadfence();", ["        "])
+        self.check("drop_barrier", "    __syncwarp();", [])
+
+    def test_half_mask(self):
+        self.check("half_mask", "v += __shfl_down_sync(kFullMask, v, o);", ["v += __shfl_down_sync(0x0000ffffu, v, o);"])
+        self.check("half_mask", "v += __shfl_xor_sync(0xffffffff, v, o);", ["v += __shfl_xor_sync(0x0000ffffu, v, o);"])
+        self.check("half_mask", "unsigned m = kFullMask;", [])
+
+    def test_bounds(self):
+        self.check("off_by_one", "if (r < rows && c < cols) x = 1;",
+                   ["if (r <= rows && c < cols) x = 1;", "if (r < rows && c <= cols) x = 1;"])
+        self.check("off_by_one", "a << 2;", [])
+        self.check("off_by_one_short", "for (int i = 0; i <= n; ++i)", ["for (int i = 0; i < n; ++i)"])
+
+    def test_subscripts_swapped_in_uses_not_declarations(self):
+        self.check("swap_subscripts", "out = tile[threadIdx.x][y];", ["out = tile[y][threadIdx.x];"])
+        self.check("swap_subscripts", "__shared__ float tile[kTile][kPitch];", [])
+        self.check("swap_subscripts", "As[buf][k][m] = 1;", [])  # three subscripts: not this rule
+        self.check("swap_subscripts", "s[i][i] = 0;", [])
+
+    def test_index_swaps(self):
+        self.check("swap_block_indices", "r = blockIdx.y * 32, c = blockIdx.x * 32;", ["r = blockIdx.x * 32, c = blockIdx.y * 32;"])
+        self.check("swap_block_indices", "r = blockIdx.x * 32;", [])
+        self.check("swap_thread_indices", "ty = threadIdx.y, tx = threadIdx.x;", ["ty = threadIdx.x, tx = threadIdx.y;"])
+
+    def test_padding(self):
+        self.check("no_padding", "    __shared__ float tile[kTile][kPitch];", ["    __shared__ float tile[kTile][kTile];"])
+        self.check("no_padding", "    __shared__ float t[32][32 + 1];", ["    __shared__ float t[32][32];"])
+        self.check("no_padding", "    __shared__ float t[kB][kBM + kAPad];", ["    __shared__ float t[kB][kBM];"])
+        self.check("no_padding", "const int edge = blockDim.x, pitch = edge + 1;", ["const int edge = blockDim.x, pitch = edge;"])
+        self.check("no_padding", "constexpr int kAPad = 4;", ["constexpr int kAPad = 0;"])
+        self.check("no_padding", "return r * (kTile + 1) + c;", ["return r * kTile + c;"])
+        self.check("no_padding", "int n = rows + 1;", [])
+
+    def test_loops(self):
+        self.check("redundant_rows", "for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {",
+                   ["for (int y = 0; y < kTile; y += 1) {"])
+        self.check("wrong_stride", "for (int y = threadIdx.y; y < edge; y += blockDim.y) {",
+                   ["for (int y = threadIdx.y; y < edge; y += 1) {"])
+        self.check("wrong_stride", "for (int i = 0; i < n; i += 1)", [])
+        self.check("wrong_halving", "for (int s = 128; s > 0; s /= 2)", ["for (int s = 128; s > 0; s /= 4)"])
+
+    def test_vectors_and_swizzles(self):
+        self.check("vector_dimension", "const bool a = K % 4 == 0 && aligned16(A);",
+                   ["const bool a = M % 4 == 0 && aligned16(A);", "const bool a = N % 4 == 0 && aligned16(A);"])
+        self.check("drop_alignment", "const bool a = K % 4 == 0 && aligned16(A);", ["const bool a = K % 4 == 0;"])
+        self.check("no_swizzle", "return r * kTile + (c ^ (r & 31));", ["return r * kTile + c;"])
+        self.check("swizzle_half", "return r * kTile + (c ^ (r & 31));", ["return r * kTile + (c ^ (r & 15));"])
+        self.check("drop_reset", "        *blocks_done = 0;", ["        "])
+
+
+class Regions(unittest.TestCase):
+    TEXT = "\n".join([
+        "__syncthreads();                      // 1: outside a region: never mutated",
+        "void f() {",
+        "    // EXERCISE BEGIN 01.a: something",
+        "    // EXERCISE TODO: if (a < b) __syncthreads();",
+        "    // EXERCISE STUB: __syncthreads();",
+        "    // a comment: if (a < b)",
+        "    if (a < b) x = 1;  // the comment stays: if (c < d)",
+        "#pragma unroll",
+        "    __syncthreads();",
+        "    // EXERCISE END",
+        "    if (a < b) y = 1;",
+        "}",
+    ])
+
+    def test_only_code_lines_inside_regions(self):
+        got = mutants.mutants_of("01_x", self.TEXT)
+        self.assertEqual([(m[0], m[4]) for m in got], [
+            ("01_x:7:off_by_one:0", "    if (a <= b) x = 1;  // the comment stays: if (c < d)"),
+            ("01_x:9:drop_barrier:0", "    "),
+        ])
+
+    def test_apply_changes_exactly_that_line(self):
+        mid, _, number, old, new = mutants.mutants_of("01_x", self.TEXT)[0]
+        changed = mutants.apply(self.TEXT, number, new).split("\n")
+        original = self.TEXT.split("\n")
+        self.assertEqual([i for i in range(len(original)) if original[i] != changed[i]], [number - 1])
+
+
+class TheLessons(unittest.TestCase):
+    """On the course's own lessons: deterministic, one line each, and the issue's mistakes are there."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.all = mutants.all_mutants()
+
+    def test_deterministic_and_unique(self):
+        self.assertEqual(self.all, mutants.all_mutants())
+        ids = [m[0] for m in self.all]
+        self.assertEqual(len(ids), len(set(ids)))
+        self.assertGreater(len(ids), 60)
+
+    def test_every_mutant_is_one_changed_code_line_in_a_region(self):
+        for mid, rule, number, old, new in self.all:
+            lesson = mid.split(":", 1)[0]
+            text = mutants.read_lesson(lesson)
+            self.assertIn(number - 1, mutants.exercise_lines(text), mid)
+            self.assertEqual(text.split("\n")[number - 1], old, mid)
+            self.assertNotEqual(old, new, mid)
+            comment = mutants.code_part(old)[1]
+            self.assertTrue(new.endswith(comment), mid)  # rules change code, never its comment
+
+    def find(self, lesson, rule, pattern):
+        return [m for m in self.all if m[0].startswith(lesson) and m[1] == rule and re.search(pattern, m[4])]
+
+    def test_the_issues_mistakes_are_generated(self):
+        self.assertTrue(self.find("02", "no_padding", r"tile\[kTile\]\[kTile\]"))
+        self.assertEqual(len(self.find("02", "redundant_rows", r"y = 0; y < kTile; y \+= 1")), 2)
+        self.assertTrue(self.find("04", "half_mask", r"0x0000ffffu"))
+        self.assertEqual(len(self.find("04", "drop_fence", r"")), 2)
+        self.assertTrue(self.find("05", "drop_barrier", r"everybody is done reading"))
+        self.assertEqual(len(self.find("05", "vector_dimension", r"")), 6)
+        self.assertEqual(len(self.find("05", "drop_alignment", r"")), 3)
+        self.assertTrue(self.find("06", "no_padding", r"kWords = kTile \* kTile"))
+
+    def test_the_recorded_half_mask_mutant_is_this_generators(self):
+        # tests/evidence/recorded/04_half_mask was built from a mutant made by hand (mutant.diff):
+        # its changed line is exactly what the rule makes.
+        with open(os.path.join(ROOT, "tests", "evidence", "recorded", "04_half_mask", "mutant.diff"), encoding="utf-8") as f:
+            added = [l[1:] for l in f.read().splitlines() if l.startswith("+") and not l.startswith("+++")]
+        self.assertEqual(len(added), 1)
+        self.assertEqual([m[4] for m in self.find("04", "half_mask", r"")], added)
+
+
+class CommandLine(unittest.TestCase):
+    def run_main(self, *args):
+        out, err = io.StringIO(), io.StringIO()
+        real = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = out, err
+        try:
+            rc = mutants.main(["mutants.py", *args])
+        finally:
+            sys.stdout, sys.stderr = real
+        return rc, out.getvalue(), err.getvalue()
+
+    def test_show_apply_and_bad_ids(self):
+        mid = mutants.all_mutants(only="04")[0][0]
+        rc, out, _ = self.run_main("show", mid)
+        self.assertEqual(rc, 0)
+        self.assertEqual(len([l for l in out.splitlines() if l.startswith("+") and not l.startswith("+++")]), 1)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "main.cu")
+            self.assertEqual(self.run_main("apply", mid, path)[0], 0)
+            with open(path, encoding="utf-8") as f:
+                mutated = f.read().split("\n")
+        original = mutants.read_lesson(mid.split(":", 1)[0]).split("\n")
+        self.assertEqual(sum(1 for a, b in zip(original, mutated) if a != b), 1)
+        for bad in ("99_nothing:1:drop_barrier:0", "04_reduction:1:drop_barrier:0", "nonsense"):
+            rc, _, err = self.run_main("show", bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("mutants.py:", err)
+        self.assertEqual(self.run_main("frobnicate")[0], 2)
+
+    def test_list_names_every_mutant_once(self):
+        rc, out, _ = self.run_main("list")
+        self.assertEqual(rc, 0)
+        self.assertEqual([l.split("\t")[0] for l in out.splitlines()], [m[0] for m in mutants.all_mutants()])
+
+
+if __name__ == "__main__":
+    unittest.main()
