@@ -852,6 +852,7 @@ class Grader:
     def progress(self, line):
         """LINE after the count of cells done in this run, the time since grading began and an
         estimate of the time left; on the console and in the progress log."""
+        line = visible(line)  # (names are shown escaped already; a judge's or a log's text too)
         with self.lock:
             self.done += 1
             n = self.done
