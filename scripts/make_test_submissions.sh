@@ -32,8 +32,9 @@
 # make_test_submissions.sh DIR --attacks GRADE_OUT [--attacks-only] also writes the hostile
 # submissions of tests/grading/attacks/ (each a lesson's or an exercise's main.cu with an attack
 # appended; the student folders atk00 ... atk13) with the real paths of this course, of DIR and of
-# GRADE_OUT (grade.sh's --out) written in, as an attacker who knows them would. The row each
-# must produce is in tests/grading/attacks/expected.txt. --attacks-only leaves out the others.
+# GRADE_OUT (grade.sh's --out) written in, as an attacker who knows them would, and folders that
+# are links or have hostile names (atk15 ... atk17). The row each must produce is in
+# tests/grading/attacks/expected.txt. --attacks-only leaves out the others.
 set -euo pipefail
 if [ $# -lt 1 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -105,6 +106,13 @@ if [ -n "$attacks_out" ]; then
   attack "atk11 transcript flood" 01_naive_transpose lessons transcript_flood
   attack "atk12 use judge" 06_bank_conflicts exercises use_judge
   submit "atk13 honest last" 06_bank_conflicts
+  attack "atk14 memory hog" 01_naive_transpose lessons memory_hog
+  # What a class's folder can hold besides code: links to the solution and to a classmate's
+  # folder, and a name that a spreadsheet would read as a formula, with a line break in it.
+  mkdir -p -- "$dir/atk15 link to solution/06_bank_conflicts" "$dir/atk16 link to classmate"
+  ln -s -- "$repo/lessons/06_bank_conflicts/main.cu" "$dir/atk15 link to solution/06_bank_conflicts/main.cu"
+  ln -s -- "../atk13 honest last/06_bank_conflicts" "$dir/atk16 link to classmate/06_bank_conflicts"
+  submit "atk17 =1+1"$'\n'"newline" 06_bank_conflicts
 fi
 if [ $attacks_only -eq 1 ]; then
   echo "make_test_submissions.sh: wrote $(find "$dir" -name main.cu | wc -l) main.cu files for $(ls -- "$dir" | wc -l) students into $dir"

@@ -40,7 +40,9 @@ gen=(--attacks "$tmp/out"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
 
 # Without a GPU the transcripts are small, and a 64 MiB file limit keeps the transcript flood quick;
 # with one, a lesson records up to about 200 MB, under grade.sh's default limit (1024 MiB).
-mode=(--file-mib 1024); [ $gpu -eq 0 ] && mode=(--host-only --file-mib 64)
+# --mem-mib 2048: the memory hog meets its limit quickly (a correct cell's steps take at most about
+# 620 MiB on an H100: results/h100/grading-python/).
+mode=(--file-mib 1024 --mem-mib 2048); [ $gpu -eq 0 ] && mode=(--host-only --file-mib 64 --mem-mib 2048)
 start=$(date +%s)
 console=$tmp/console.txt; [ -n "$keep" ] && mkdir -p "$keep" && console=$keep/console.txt  # written as it goes
 "$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --jobs 2 ${mode[@]+"${mode[@]}"} \
