@@ -890,7 +890,7 @@ class Grader:
         worker must take no more cells (its GPU is not the grader's), else None."""
         o = self.o
         while not cell.compiled.wait(0.5):
-            if self.compile_stopped:
+            if self.compile_stopped and not cell.compiled.is_set():
                 return "the compiling stopped before the cell of %s was built" % cell.label
         if cell.compiled_value != "yes":
             gradebook.finish_cell(cell.dir, cell.compiled_value, finding=cell.compile_finding)

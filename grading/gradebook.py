@@ -200,7 +200,7 @@ def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh"):
         comment += "; details in feedback/" + fb
         scores.append(",".join((csv_field(student), num(st["score"]), num(max_score), csv_field(comment))))
         text = ["# Feedback for %s" % md_field(student), "",
-                "Score: %s of %s (a lesson counts when it compiled, passed every test case and had no finding)."
+                "Score: %s of %s (a lesson counts when it compiled, passed every counted test case (at least one) and had no finding)."
                 % (num(st["score"]), num(max_score)), "",
                 "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
                 "| course's own test cases (not counted) |", "| --- | --- | --- | --- | --- | --- |"]

@@ -108,6 +108,8 @@ RULES = [
      _sub_each(r" && aligned16\(\w+\)", "")),
     ("no_swizzle", "the XOR swizzle left out", _sub_each(r"\((\w+) \^ \([^()]+\)\)", r"\1")),
     ("swizzle_half", "a swizzle over 16 banks, not 32", _sub_each(r"& 31\b", "& 15")),
+    ("return_own_slot", "each thread returns its own slot, not the total every thread should get",
+     _sub_each(r"(?<=return )(\w+)\[0\](?=;)", r"\1[threadIdx.x]")),
     ("drop_reset", "a counter left as it is for the next launch", _sub_each(r"^(\s*)\*\w+ = 0;", r"\1")),
 ]
 

@@ -140,6 +140,9 @@ def _scan_entry(sfd, student, name, index, lessons, limits):
             return row("main.cu is a symbolic link: not followed, not graded")
         if not stat.S_ISREG(st.st_mode):
             return row("main.cu is %s, not a regular file: not graded" % kind(st.st_mode))
+        if st.st_nlink > 1:  # another name of the same file, maybe outside SUBMISSIONS
+            return row("main.cu has %d hard links (another name of the same file, maybe outside SUBMISSIONS): not graded"
+                       % st.st_nlink)
         if st.st_size > limits.max_source_bytes:
             return row("main.cu is %d bytes, over the limit of %d KiB (--max-source-kib): not graded"
                        % (st.st_size, limits.max_source_bytes // 1024))
@@ -170,6 +173,8 @@ def read_source(submissions, parts, limit):
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise SourceError("main.cu is %s, not a regular file" % kind(st.st_mode))
+        if st.st_nlink > 1:
+            raise SourceError("main.cu has %d hard links" % st.st_nlink)
         data = b""
         while len(data) <= limit:
             chunk = os.read(fd, 1 << 20)

@@ -314,6 +314,9 @@ def report(rows, out=None):
         print(f"  [{mark:5}] {short_name(r['kernel'])[:40]:40} {r['label']:30} yours {yours:>6}   solution {solution:>6}", file=out)
         if r["status"] != "ok" and r["words"]:
             print(f"          {r['words']}", file=out)
+    if any(r["status"] == "short" for r in rows):
+        print("  (short: evidence of speed, shown and never held against you; SHORT: a contract the GPU checks cannot see)",
+              file=out)
     return all_required_met
 
 

@@ -43,13 +43,22 @@ if(count EQUAL 0)
   fail("no exercises/NN_name folders in ${root}")
 endif()
 foreach(exercise IN LISTS exercises)
+  # .original_main.cu: what `scripts/exercises.sh reset` restores where there are no lessons
   foreach(file exercises/${exercise}/main.cu exercises/${exercise}/README.md lessons/${exercise}/check.cu
-               lessons/${exercise}/README.md)
+               lessons/${exercise}/README.md exercises/${exercise}/.original_main.cu)
     string(FIND "${listing}" "${name}/${file}\n" at)
     if(at EQUAL -1)
       fail("the archive lacks ${file}")
     endif()
   endforeach()
+endforeach()
+# The static evidence `scripts/exercises.sh check` shows: the tool and each lesson's rubric.
+file(GLOB rubrics RELATIVE "${root}" "${root}/lessons/[0-9][0-9]_*/rubric.json")
+foreach(file grading/static_evidence.py ${rubrics})
+  string(FIND "${listing}" "${name}/${file}\n" at)
+  if(at EQUAL -1)
+    fail("the archive lacks ${file}")
+  endif()
 endforeach()
 # The companions: lessons/NN_name/going_further/ with a main.cu, packed whole but for ncu*.sh.
 file(GLOB companions RELATIVE "${root}/lessons" "${root}/lessons/[0-9][0-9]_*/going_further/main.cu")

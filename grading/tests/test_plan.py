@@ -71,6 +71,15 @@ class Links(Tree):
         self.assertIn("symbolic link", rows[(b"dangling", b"")].finding)
         self.assertIn("symbolic link", rows[(b"loop", b"")].finding)
 
+    def test_hard_link_is_a_row_never_read(self):
+        os.makedirs(os.path.join(self.subs, b"Eve", b"06_bank_conflicts"))
+        os.link(self.secret, os.path.join(self.subs, b"Eve", b"06_bank_conflicts", b"main.cu"))
+        c = self.rows()[(b"Eve", b"06_bank_conflicts")]
+        self.assertEqual(c.source, ())
+        self.assertIn("hard links", c.finding)
+        with self.assertRaises(plan.SourceError):
+            plan.read_source(self.subs, (b"Eve", b"06_bank_conflicts", b"main.cu"), 1 << 20)
+
     def test_link_swapped_in_after_the_plan_is_not_read(self):
         path = self.put(b"Ada", b"06_bank_conflicts", b"main.cu")
         c = self.rows()[(b"Ada", b"06_bank_conflicts")]

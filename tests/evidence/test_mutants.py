@@ -70,6 +70,8 @@ class Rules(unittest.TestCase):
         self.check("no_swizzle", "return r * kTile + (c ^ (r & 31));", ["return r * kTile + c;"])
         self.check("swizzle_half", "return r * kTile + (c ^ (r & 31));", ["return r * kTile + (c ^ (r & 15));"])
         self.check("drop_reset", "        *blocks_done = 0;", ["        "])
+        self.check("return_own_slot", "    return s[0];", ["    return s[threadIdx.x];"])
+        self.check("return_own_slot", "    return s[t];", [])
 
 
 class Regions(unittest.TestCase):
@@ -137,6 +139,7 @@ class TheLessons(unittest.TestCase):
         self.assertEqual(len(self.find("05", "vector_dimension", r"")), 6)
         self.assertEqual(len(self.find("05", "drop_alignment", r"")), 3)
         self.assertTrue(self.find("06", "no_padding", r"kWords = kTile \* kTile"))
+        self.assertTrue(self.find("04", "return_own_slot", r"return s\[threadIdx\.x\];"))
 
     def test_the_recorded_half_mask_mutant_is_this_generators(self):
         # tests/evidence/recorded/04_half_mask was built from a mutant made by hand (mutant.diff):

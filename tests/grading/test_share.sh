@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Host test of scripts/grade.sh --share (several cells' checks at once on one GPU), with
-# --host-only cells (no GPU needed), on a class of two students:
-#   Ada     01_naive_transpose  the lesson's own main.cu              -> passes
+# --host-only cells (no GPU needed), on a class of three students (lesson 06: the one whose host
+# test cases judge values of the submission, so that a cell can pass without a GPU):
 #   Ada     06_bank_conflicts   the lesson's own main.cu              -> passes
-#   Bo      01_naive_transpose  the lesson's own main.cu              -> passes
 #   Bo      06_bank_conflicts   the unsolved exercise (its host checks fail) -> fails
+#   Cy      06_bank_conflicts   the lesson's own main.cu              -> passes
 # 1. --share without root or without the sandbox is refused (exit 2);
 # 2. the same class graded with --share 1 and with --share 3 (same --seed) gives the same
 #    gradebook, row for row;
@@ -24,12 +24,10 @@ trap 'rm -rf -- "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-for s in Ada Bo; do
-  mkdir -p "$tmp/subs/$s/01_naive_transpose" "$tmp/subs/$s/06_bank_conflicts"
-  cp "$repo/lessons/01_naive_transpose/main.cu" "$tmp/subs/$s/01_naive_transpose/"
-done
+for s in Ada Bo Cy; do mkdir -p "$tmp/subs/$s/06_bank_conflicts"; done
 cp "$repo/lessons/06_bank_conflicts/main.cu" "$tmp/subs/Ada/06_bank_conflicts/"
 cp "$repo/exercises/06_bank_conflicts/main.cu" "$tmp/subs/Bo/06_bank_conflicts/"
+cp "$repo/lessons/06_bank_conflicts/main.cu" "$tmp/subs/Cy/06_bank_conflicts/"
 
 # 1. refused where cells cannot be told apart
 "$grade" "$tmp/subs" --out "$tmp/x" --host-only --share 2 --no-sandbox > "$tmp/bad.txt" 2>&1
@@ -43,7 +41,8 @@ args=("$tmp/subs" --host-only --timeout 60 --seed 12345 --jobs 2 "$@")
 "$grade" "${args[@]}" --out "$tmp/three" --share 3 > "$tmp/three.txt" 2>&1; rc3=$?
 [ $rc1 -eq 1 ] && [ $rc3 -eq 1 ] || fail "expected exit 1 (a cell fails) from both runs, got $rc1 and $rc3"
 rows() { grep -v '^student,' "$1/gradebook.csv"; }
-[ "$(rows "$tmp/one" | wc -l)" -eq 4 ] || fail "the --share 1 gradebook does not have 4 rows: $(cat "$tmp/one/gradebook.csv")"
+[ "$(rows "$tmp/one" | wc -l)" -eq 3 ] || fail "the --share 1 gradebook does not have 3 rows: $(cat "$tmp/one/gradebook.csv")"
+grep -q '^Ada,06_bank_conflicts,yes,\([1-9][0-9]*\),\1,,' "$tmp/one/gradebook.csv" || fail "Ada's lesson 06 did not pass: $(grep '^Ada' "$tmp/one/gradebook.csv")"
 [ "$(rows "$tmp/one")" = "$(rows "$tmp/three")" ] ||
   fail "the gradebooks differ: --share 1: $(rows "$tmp/one") --share 3: $(rows "$tmp/three")"
 grep -q '^Bo,06_bank_conflicts,yes,' "$tmp/three/gradebook.csv" && ! grep -q '^Bo,06_bank_conflicts,.*,,*$' "$tmp/three/gradebook.csv" ||

@@ -11,6 +11,8 @@
 # environment a sitting interrupts grade.sh (as Ctrl-C does) after S seconds.
 # THROUGHPUT_STUDENTS=N (default 6) sets how many made-up students hand in all six lessons: 24
 # cells of test submissions and attacks plus 6 N (a larger class weighs the fixed start less).
+# THROUGHPUT_ATTACKS=0 leaves out the test submissions and attacks: a class of correct students
+# only (6 N cells), e.g. for a --sanitize run short enough for one sitting.
 set -uo pipefail
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 repo=$(cd -- "$here/../.." && pwd -P)
@@ -20,8 +22,12 @@ mkdir -p "$out" && out=$(cd -- "$out" && pwd -P) || exit 1
 chmod 755 "$out"
 students=${THROUGHPUT_STUDENTS:-6}
 [[ $students =~ ^[0-9]+$ ]] || { echo "THROUGHPUT_STUDENTS must be a whole number, not '$students'"; exit 2; }
+attacks=${THROUGHPUT_ATTACKS:-1}
+[[ $attacks =~ ^[01]$ ]] || { echo "THROUGHPUT_ATTACKS must be 0 or 1, not '$attacks'"; exit 2; }
 if [ ! -d "$out/class" ]; then
-  "$repo/scripts/make_test_submissions.sh" "$out/class" --attacks "$out/run-1" > /dev/null || exit 1
+  if [ "$attacks" = 1 ]; then
+    "$repo/scripts/make_test_submissions.sh" "$out/class" --attacks "$out/run-1" > /dev/null || exit 1
+  fi
   for s in $(seq 1 "$students"); do
     for d in "$repo"/lessons/[0-9][0-9]_*/; do
       l=$(basename -- "$d"); mkdir -p "$out/class/class-$s/$l"; cp "$d/main.cu" "$out/class/class-$s/$l/"
