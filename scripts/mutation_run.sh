@@ -124,8 +124,9 @@ for lesson in $lessons; do
     echo "mutation_run.sh: lesson $lesson's own code is caught by '$caught' here (logs: $logs/$lesson.solution.*): fix that first" >&2
     exit 1
   fi
-  [ "$gpu" = skipped ] && echo "note: no usable GPU: the GPU checks are skipped, so this run measures only compile, host and static layers"
+  solution_gpu=$gpu
 done
+[ "$solution_gpu" = skipped ] && echo "note: no usable GPU: the GPU checks are skipped, so this run measures only compile, host and static layers"
 
 echo "id,rule,caught_by,gpu_checks,speed,static_words" > "$out"
 for id in "${selected[@]}"; do

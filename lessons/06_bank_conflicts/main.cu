@@ -10,6 +10,7 @@
 // Read next: CUDA C++ Programming Guide, "Shared Memory" (compute capability 5.x and later); Nsight
 // Compute Kernel Profiling Guide, "Memory Tables"; NVIDIA forum, "Unexpected shared memory bank conflict".
 #include "lesson.cuh"
+#include "transpose_bench.cuh"
 
 #include <algorithm>
 #include <array>
@@ -256,12 +257,7 @@ const Transpose kTransposes[] = {
 
 // ================================================================ 5. CPU side and the probe table
 
-std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
-    std::vector<float> out(in.size());
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
-    return out;
-}
+using course::transpose_cpu;  // the CPU reference, out[c][r] = in[r][c] (common/verify.hpp)
 
 // SITE MODEL BEGIN: more of the bank explorer's model (site/)
 struct Probe {
@@ -393,15 +389,11 @@ void print_transpose_analysis(int sms, double clock_hz) {
 }
 
 int lesson(int argc, char** argv) {
-    long long rows = 8192, cols = 8192;
-    course::TimingOptions timing;
+    course::TransposeOptions opt;
     course::Cli cli("06_bank_conflicts", "Bank model and maps, and the transpose unpadded / padded / swizzled "
                                          "beside cudaMemcpy (the probes for ncu: 06_bank_conflicts_probes).");
-    cli.option("--rows", &rows, "rows of the transposed matrix", 1, 65536)
-        .option("--cols", &cols, "columns of the transposed matrix", 1, 65536);
-    course::add_timing_options(cli, timing);
-    if (!cli.parse(argc, argv)) return course::kExitOk;
-    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+    if (!course::add_transpose_options(cli, opt).parse(argc, argv)) return course::kExitOk;
+    course::check_transpose_options(opt);
 
     print_model_section();
     course::require_gpu();
@@ -410,35 +402,10 @@ int lesson(int argc, char** argv) {
     int clock_khz = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, gpu.index));
     print_transpose_analysis(gpu.sm_count, clock_khz * 1e3);
-    bool all_ok = true;
 
-    // ---- the transpose, beside the ceiling
-    const std::size_t n = static_cast<std::size_t>(rows) * cols;
-    const double bytes_moved = 2.0 * n * sizeof(float);
-    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
-    const std::vector<float> host_in = course::random_floats(n, 2024);
-    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
-    course::DeviceBuffer<float> in(host_in), out(n);
-    course::ResultsTable results(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
-                                     std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
-                                 "GB/s");
-    const auto copy = course::time_gpu([&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); },
-                                       timing.warmup, timing.repeats);
-    results.add("cudaMemcpy device-to-device", copy.median_ms, course::gb_per_s(bytes_moved, copy.median_ms), "-", true);
-    for (const Transpose& k : kTransposes) {
-        out.poison();
-        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
-        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
-        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
-        all_ok &= check.ok();
-        const auto t = course::time_gpu([&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
-                                        timing.warmup, timing.repeats);
-        results.add(k.name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check.ok() ? "ok" : "FAIL");
-    }
-    results.print();
-    if (!timing.csv.empty()) results.append_csv(timing.csv, "06_bank_conflicts", gpu.short_description());
-    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
-    return all_ok ? course::kExitOk : course::kExitFailed;
+    course::TransposeBench bench(opt.rows, opt.cols, opt.timing);  // common/transpose_bench.cuh: the copy first
+    for (const Transpose& k : kTransposes) bench.add(k.name, k.launch);
+    return bench.finish("06_bank_conflicts", gpu);
 }
 
 #ifndef COURSE_NO_MAIN

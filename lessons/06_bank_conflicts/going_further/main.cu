@@ -6,7 +6,9 @@
 // the XOR swizzle). All shared accesses here are 4 bytes wide, so the few lines of the model they
 // need are repeated below, and this program stands alone.
 // Read next: the CUDA C++ Programming Guide, "Shared Memory" (compute capability 5.x and later).
+#include "float4.cuh"
 #include "lesson.cuh"
+#include "transpose_bench.cuh"
 
 #include <algorithm>
 #include <array>
@@ -103,7 +105,8 @@ __global__ void __launch_bounds__(kSmallTile * kSmallTile)
 /// bytes wide: the fill writes tile(y, x + k), the gather reads tile(x + k, y), k = 0..3. With
 /// PaddedTile<64> (pitch 65) or SwizzledTile<64> both are conflict-free (the model checks it).
 /// Edges: a float4 needs a 16-byte-aligned address (cols % 4 == 0 for loads, rows % 4 == 0 for
-/// stores); otherwise the same thread moves its 4 elements one by one.
+/// stores); otherwise the same thread moves its 4 elements one by one (load4 and store4,
+/// common/float4.cuh, the same calls as lesson 02's kernel).
 constexpr int kVecTile = 64;
 constexpr int kVecRows = 16;  // threadIdx.y: 0..15; each thread covers rows y, y + 16, y + 32, y + 48
 
@@ -111,29 +114,15 @@ template <class Layout>
 __global__ void transpose_tiled_float4(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     constexpr int kPasses = kVecTile / kVecRows, kStrips = kVecTile / 32;
     __shared__ float tile[Layout::kWords];
-    const bool vector_loads = cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
-    const bool vector_stores = rows % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    const bool vector_loads = cols % 4 == 0 && aligned16(in), vector_stores = rows % 4 == 0 && aligned16(out);
     const int row0 = blockIdx.y * kVecTile, col0 = blockIdx.x * kVecTile;
     const int y0 = threadIdx.y, x0 = 4 * threadIdx.x;
     float4 v[kPasses][kStrips];
 #pragma unroll
     for (int p = 0; p < kPasses; ++p) {
 #pragma unroll
-        for (int s = 0; s < kStrips; ++s) {
-            const int r = row0 + y0 + p * kVecRows, c = col0 + x0 + 32 * s;
-            float4& e = v[p][s];
-            e = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // outside the matrix: goes into the tile, never out
-            if (r >= rows || c >= cols) continue;
-            const float* src = in + r * cols + c;
-            if (vector_loads) {  // c % 4 == 0 and cols % 4 == 0, so c + 3 < cols too
-                e = *reinterpret_cast<const float4*>(src);
-            } else {
-                e.x = src[0];
-                if (c + 1 < cols) e.y = src[1];
-                if (c + 2 < cols) e.z = src[2];
-                if (c + 3 < cols) e.w = src[3];
-            }
-        }
+        for (int s = 0; s < kStrips; ++s)  // zeros outside the matrix: they go into the tile, never out
+            v[p][s] = load4(in, rows, cols, row0 + y0 + p * kVecRows, col0 + x0 + 32 * s, vector_loads);
     }
 #pragma unroll
     for (int p = 0; p < kPasses; ++p) {
@@ -154,15 +143,7 @@ __global__ void transpose_tiled_float4(const float* __restrict__ in, float* __re
             if (out_row >= cols || out_col >= rows) continue;
             const float4 w = make_float4(tile[Layout::at(x, y)], tile[Layout::at(x + 1, y)], tile[Layout::at(x + 2, y)],
                                          tile[Layout::at(x + 3, y)]);
-            float* dst = out + out_row * rows + out_col;
-            if (vector_stores) {
-                *reinterpret_cast<float4*>(dst) = w;
-            } else {
-                dst[0] = w.x;
-                if (out_col + 1 < rows) dst[1] = w.y;
-                if (out_col + 2 < rows) dst[2] = w.z;
-                if (out_col + 3 < rows) dst[3] = w.w;
-            }
+            store4(out, cols, rows, out_row, out_col, w, vector_stores);
         }
     }
 }
@@ -238,12 +219,7 @@ const Transpose kTransposes[] = {
 };
 
 // ---------------------------------------------------------------- CPU side
-std::vector<float> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
-    std::vector<float> out(in.size());
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
-    return out;
-}
+using course::transpose_cpu;  // the CPU reference, out[c][r] = in[r][c] (common/verify.hpp)
 
 /// What shared_stride_bench leaves in out[t] for each lane t % 32 (every block, every warp alike).
 std::array<unsigned, kWarpSize> stride_bench_cpu(const std::vector<unsigned>& table, int stride, int steps) {
@@ -260,17 +236,14 @@ double shared_cap_gbs(int fill_wavefronts, int drain_wavefronts, int sms, double
 }
 
 int lesson(int argc, char** argv) {
-    long long rows = 8192, cols = 8192;
+    course::TransposeOptions opt;
+    const course::TimingOptions& timing = opt.timing;
     int steps = 1024;
-    course::TimingOptions timing;
     course::Cli cli("06_bank_conflicts_going_further", "A stride microbenchmark beside the bank model, the 16x16 tile "
                                                        "and the float4 transposes, beside cudaMemcpy.");
-    cli.option("--rows", &rows, "rows of the transposed matrix", 1, 65536)
-        .option("--cols", &cols, "columns of the transposed matrix", 1, 65536)
-        .option("--steps", &steps, "microbenchmark steps (32 shared loads each) per thread", 1, 1 << 20);
-    course::add_timing_options(cli, timing);
-    if (!cli.parse(argc, argv)) return course::kExitOk;
-    if (rows * cols > INT32_MAX) throw course::UsageError("--rows x --cols must stay below 2^31 elements");
+    cli.option("--steps", &steps, "microbenchmark steps (32 shared loads each) per thread", 1, 1 << 20);
+    if (!course::add_transpose_options(cli, opt).parse(argc, argv)) return course::kExitOk;
+    course::check_transpose_options(opt);
     course::require_gpu();
     const course::DeviceReport gpu = course::query_device();
     course::print_device_report(gpu);
@@ -326,35 +299,11 @@ int lesson(int argc, char** argv) {
     }
 
     // ---- the transpose, beside the ceiling
-    const std::size_t n = static_cast<std::size_t>(rows) * cols;
-    const double bytes_moved = 2.0 * n * sizeof(float);
-    course::require_device_memory(bytes_moved, "two " + std::to_string(rows) + " x " + std::to_string(cols) + " float matrices");
-    const std::vector<float> host_in = course::random_floats(n, 2024);
-    const std::vector<float> expected = transpose_cpu(host_in, static_cast<int>(rows), static_cast<int>(cols));
-    course::DeviceBuffer<float> in(host_in), out(n);
-    course::ResultsTable results(std::to_string(rows) + " x " + std::to_string(cols) + " fp32 transpose, " +
-                                     std::to_string(timing.repeats) + " repeats (median), GB/s counts bytes read + written",
-                                 "GB/s");
-    const auto copy = course::time_gpu([&] { CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice)); },
-                                       timing.warmup, timing.repeats);
-    results.add("cudaMemcpy device-to-device", copy.median_ms, course::gb_per_s(bytes_moved, copy.median_ms), "-", true);
-    for (const Transpose& k : kTransposes) {
-        out.poison();
-        k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols));
-        const course::VerifyResult check = course::compare_exact(out.to_host(), expected, rows);
-        if (!check.ok()) std::printf("%s: %s\n", k.name, check.summary().c_str());
-        all_ok &= check.ok();
-        const auto t = course::time_gpu([&] { k.launch(in.data(), out.data(), static_cast<int>(rows), static_cast<int>(cols)); },
-                                        timing.warmup, timing.repeats);
-        results.add(k.name, t.median_ms, course::gb_per_s(bytes_moved, t.median_ms), check.ok() ? "ok" : "FAIL");
-    }
-    results.print();
-    if (!timing.csv.empty()) {
-        results.append_csv(timing.csv, "06_bank_conflicts_going_further", gpu.short_description());
-        strides.append_csv(timing.csv, "06_bank_conflicts_going_further", gpu.short_description());
-    }
-    std::printf("\n%s\n", all_ok ? "All outputs match the CPU reference." : "SOME OUTPUTS ARE WRONG (see above).");
-    return all_ok ? course::kExitOk : course::kExitFailed;
+    course::TransposeBench bench(opt.rows, opt.cols, timing);  // common/transpose_bench.cuh: the copy first
+    for (const Transpose& k : kTransposes) bench.add(k.name, k.launch);
+    const int exit_code = bench.finish("06_bank_conflicts_going_further", gpu, all_ok);
+    if (!timing.csv.empty()) strides.append_csv(timing.csv, "06_bank_conflicts_going_further", gpu.short_description());
+    return exit_code;
 }
 
 #ifndef COURSE_NO_MAIN
