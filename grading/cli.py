@@ -789,8 +789,8 @@ class Grader:
                                  gpu_minor=gpu[2] if gpu else "", nproc_base=self.nproc_base(),
                                  status_fd=None if o.no_sandbox else "{status_fd}", data_mib=data)
         full = prefix + cmd
-        if fd3 is not None:  # bash (dash takes one-digit descriptors only) moves it to 3, then becomes the command
-            full = ["bash", "-c", 'exec 3>&%d %d>&-; exec "$@"' % (fd3, fd3), "sh"] + full
+        if fd3 is not None:
+            full = run.with_fd3(fd3, full)
         step = run.run_step(full, os.path.join(cell.dir, name + ".log"), limit, o.output_kib * 1024,
                             mem_bytes=o.mem_mib << 20, uid=uid, count_procs=not o.no_sandbox,
                             pass_fds=() if fd3 is None else (fd3,),

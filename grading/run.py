@@ -132,6 +132,14 @@ def _pump(src, log_path, cap, result):
     src.close()
 
 
+def with_fd3(fd, cmd):
+    """CMD run with descriptor FD as its fd 3 (and FD itself closed): bash moves it (dash takes
+    one-digit descriptors only), then becomes CMD. Pass FD in pass_fds."""
+    if fd == 3:
+        return list(cmd)
+    return ["bash", "-c", 'exec 3>&%d %d>&-; exec "$@"' % (fd, fd), "fd3"] + list(cmd)
+
+
 def run_step(cmd, log_path, limit_s, cap_bytes, mem_bytes=0, uid=None, count_procs=False,
              pass_fds=(), env=None, cwd=None, status=False, nice=0):
     """Runs CMD (stdin /dev/null; stdout and stderr to LOG_PATH, cut at CAP_BYTES), killed after

@@ -54,9 +54,10 @@ def command(cfg, role, box, uid=None, gpu_uuid="", gpu_minor="", nproc_base=0, s
     UID: the cell's user (as root); NPROC_BASE: not root, the processes this user already has (the
     limit is that plus --procs). STATUS_FD: bwrap's --json-status-fd. DATA_MIB: RLIMIT_DATA of every
     process in it (0: none), a hard stop beside the grader's watchdog on resident memory."""
-    if cfg.no_sandbox:  # with --gpus, the cell's GPU is still the only one it is shown
-        return ["env", "CUDA_VISIBLE_DEVICES=" + gpu_uuid] if gpu_uuid else []
     mib = 1024 * 1024
+    if cfg.no_sandbox:  # with --gpus, the cell's GPU is still the only one it is shown
+        pre = ["prlimit", "--data=%d" % (data_mib * mib), "--"] if data_mib else []
+        return pre + (["env", "CUDA_VISIBLE_DEVICES=" + gpu_uuid] if gpu_uuid else [])
     sb = ["prlimit", "--core=0", "--fsize=%d" % (cfg.file_mib * mib)]
     if data_mib:
         sb.append("--data=%d" % (data_mib * mib))

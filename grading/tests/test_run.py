@@ -11,6 +11,14 @@ from grading import run  # noqa: E402
 PY = sys.executable
 
 
+def _is_open(fd):
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+
+
 class Step(unittest.TestCase):
     def setUp(self):
         fd, self.log = tempfile.mkstemp()
@@ -67,6 +75,36 @@ class Step(unittest.TestCase):
             fds = eval(f.read())
         self.assertIn(w, fds)
         self.assertTrue(all(fd in (0, 1, 2, w) or fd > w for fd in fds if fd != 3), fds)
+
+    def test_fd3_whatever_the_descriptor(self):
+        for low in (True, False):
+            with self.subTest(fd_is_3=low):
+                out = tempfile.NamedTemporaryFile(delete=False)
+                out.close()
+                saved = None
+                if low:  # make the transcript's descriptor 3 itself, as in a process with few open
+                    saved = os.dup(3) if _is_open(3) else None
+                    fd = os.open(out.name, os.O_WRONLY | os.O_TRUNC)
+                    if fd != 3:
+                        os.dup2(fd, 3)
+                        os.close(fd)
+                        fd = 3
+                else:
+                    fd = os.open(out.name, os.O_WRONLY | os.O_TRUNC)
+                    fd2 = os.dup(fd)  # above 3
+                    os.close(fd)
+                    fd = fd2 if fd2 != 3 else os.dup(fd2)
+                try:
+                    s = run.run_step(run.with_fd3(fd, ["sh", "-c", "echo recorded >&3"]), self.log, 30, 4096, pass_fds=(fd,))
+                finally:
+                    os.close(fd)
+                    if saved is not None:
+                        os.dup2(saved, 3)
+                        os.close(saved)
+                with open(out.name) as f:
+                    got = f.read()
+                os.unlink(out.name)
+                self.assertEqual((s.rc, got), (0, "recorded\n"))
 
     def test_a_program_that_does_not_exist(self):
         s = run.run_step(["/nonexistent/tool"], self.log, 30, 4096)
