@@ -80,8 +80,8 @@ TEST_CASE("registers kernel: the swizzle permutes each tile row and makes the 16
         std::sort(chunks.begin(), chunks.end());
         for (int c = 0; c < kRegChunks; ++c) CHECK(chunks[c] == c);
     }
-    CHECK(float4_tile_passes(true, false) == 32);  // 16 rows 4 apart, one bank group: 16 passes per half-warp
-    CHECK(float4_tile_passes(true, true) == 4);    // 2 per half-warp: 256 bytes, the fewest possible
+    CHECK(float4_tile_passes(true, false) == 32);  // 8 rows 4 apart, one bank group: 8 passes per quarter-warp
+    CHECK(float4_tile_passes(true, true) == 4);    // 1 per quarter-warp: 128 bytes, the fewest possible
     CHECK(float4_tile_passes(false, false) == 4);  // a row read is conflict-free either way
     CHECK(float4_tile_passes(false, true) == 4);
 }

@@ -42,11 +42,11 @@ __device__ int2 tile_origin(int tile_w) {
 /// the OUTPUT; the store phase then reads that tile row by row, one float4 per store: 2 shared
 /// instructions per float4 instead of 8. The block is 16 x 8 threads; thread (j, i) owns the 4 x 4
 /// blocks (i + 8p, j) of the 64 x 64 tile, 8 float4 loads in flight as before.
-/// Banks: a 16-byte access is served a half-warp at a time (lesson 06), and a half-warp's 16
-/// float4s are conflict-free when they fall evenly on the 8 groups of 4 banks. The fill has the 16
-/// lanes of a half-warp (j = 0..15) write the same 16-byte column of rows 4j + m: 16 rows 4 apart,
-/// all in one bank group. Padding cannot fix that (a row must stay a multiple of 4 floats for the
-/// float4 alignment, so rows 4 apart always land on at most 2 groups); swizzle_chunk does: it XORs
+/// Banks: a 16-byte access is served a quarter-warp (8 lanes, 128 bytes) at a time (lesson 06): its
+/// 8 float4s are conflict-free when they fall on the 8 different groups of 4 banks. The fill has the
+/// 8 lanes of a quarter-warp (8 consecutive j) write the same 16-byte column of rows 4j + m: 8 rows
+/// 4 apart, all in one bank group. Padding cannot fix that (a row must stay a multiple of 4 floats for
+/// the float4 alignment, so rows 4 apart always land on at most 2 groups); swizzle_chunk does: it XORs
 /// the 16-byte column with the row's group of 4, (r / 4) % 8, which sends rows 4j + m, j = 0..7,
 /// to 8 different groups and leaves a row's 16 chunks a permutation of themselves (the drain reads
 /// a row: still conflict-free). The bank table this program prints counts both.
@@ -133,15 +133,18 @@ int bank_passes(const std::vector<int>& words) {
 }
 
 /// The same model for transpose_registers_float4's 16-byte shared accesses, which are served a
-/// half-warp at a time: passes of warp 0's first instruction = passes of half-warp 0 + passes of
-/// half-warp 1, each counted over the 4 words of each of its 16 lanes. 4 is conflict-free (512
-/// bytes, 128 per pass). Warp 0 is threadIdx.y = 0 and 1 (one per half), threadIdx.x = j = 0..15.
+/// quarter-warp at a time: passes of warp 0's first instruction = the sum over its 4 quarter-warps,
+/// each counted over the 4 words of each of its 8 lanes. 4 is conflict-free (512 bytes, 128 per
+/// pass). Warp 0 is threadIdx.y = 0 and 1, threadIdx.x = j = 0..15 (lane = j + 16 * threadIdx.y).
 /// Fill: lane j writes row 4j (m = 0), column i = threadIdx.y; drain: row threadIdx.y, column j.
+/// (Lesson 06: two quarters of a LOAD are served together when lanes pair up on one address; no
+/// two lanes here share one, and the fill is a store, which never pairs.)
 int float4_tile_passes(bool fill, bool swizzled) {
     int passes = 0;
-    for (int half = 0; half < 2; ++half) {
+    for (int quarter = 0; quarter < 4; ++quarter) {
+        const int half = quarter / 2, first_j = 8 * (quarter % 2);
         std::vector<int> words;
-        for (int j = 0; j < kRegChunks; ++j) {
+        for (int j = first_j; j < first_j + 8; ++j) {
             const int r = fill ? 4 * j : half, c = fill ? half : j;
             const int chunk = swizzled ? swizzle_chunk(r, c) : c;
             for (int w = 0; w < 4; ++w) words.push_back(r * kRegTile + 4 * chunk + w);
@@ -341,7 +344,7 @@ int lesson(int argc, char** argv) {
     course::check_transpose_options(opt);
     const int rows = static_cast<int>(opt.rows), cols = static_cast<int>(opt.cols);
 
-    std::printf("== bank model: passes of one warp's 16-byte access, served by half-warps (4 = conflict-free) ==\n");
+    std::printf("== bank model: passes of one warp's 16-byte access, served by quarter-warps (4 = conflict-free) ==\n");
     std::printf("  %-48s %9s %9s\n", "access", "plain", "swizzled");
     std::printf("  %-48s %9d %9d\n", "load phase: writes a tile column", float4_tile_passes(true, false),
                 float4_tile_passes(true, true));
