@@ -7,11 +7,19 @@
     scripts/quote_results.py --list     print each marker, its file and what it resolves to
     scripts/quote_results.py --untraced list the figures (a number with a decimal point and a unit, or
                                         a percentage) that no marker traces yet; changes nothing
+    scripts/quote_results.py --untraced-fails   the same list, and exit 1 if it is not empty (CTest
+                                        readme.untraced)
 
 A figure sits between two HTML comments (invisible on GitHub and on the course site); the first
 says where it comes from:
 
     the tiled kernel reaches <!-- q: pct("h200", "02", "transpose_tiled (32x32, 32x8 thr)") -->38.0%<!-- /q -->
+
+A figure that is not a measurement (a target asked for, a design constant of the code, arithmetic
+on tile sizes) is said so, with the reason, so that --untraced does not count it; never a figure a
+run printed or one computed from what a run printed (that takes a q: marker):
+
+    short of the <!-- not measured: the target of the issue -->1.8x<!-- /not measured --> asked for
 
 A whole block (a console table, a list) sits between begin and end markers, each on a line of its own:
 
@@ -68,6 +76,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 INLINE = re.compile(r"<!-- q: (.+?) -->(.*?)<!-- /q -->")
 BEGIN = re.compile(r"^(\s*)<!-- q-begin: (.+) -->\s*$")
 END = "<!-- q-end -->"
+NOT_MEASURED = re.compile(r"<!-- not measured:(.*?)-->(.*?)<!-- /not measured -->")
 NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".wt", ".deps"}
 
@@ -452,6 +461,15 @@ def render_file(path, text, sources, errors, listing=None):
         out.append(INLINE.sub(fill, line))
         if "<!-- q:" in INLINE.sub("", line) or "<!-- /q -->" in INLINE.sub("", line):
             errors.append(f"{rel}:{i + 1}: a '<!-- q: ... -->' marker without its '<!-- /q -->' on the same line")
+        for mm in NOT_MEASURED.finditer(line):
+            if len(mm.group(1).strip()) < 5:
+                errors.append(f"{rel}:{i + 1}: '<!-- not measured: REASON -->' needs its reason")
+            elif listing is not None:
+                listing.append(f"{rel}:{i + 1}: not measured ({mm.group(1).strip()}): {mm.group(2)}")
+        rest = NOT_MEASURED.sub("", line)
+        if "<!-- not measured" in rest or "<!-- /not measured -->" in rest:
+            errors.append(f"{rel}:{i + 1}: a '<!-- not measured: ... -->' without its "
+                          "'<!-- /not measured -->' on the same line")
         i += 1
     return "\n".join(out)
 
@@ -473,7 +491,7 @@ def untraced(path, text):
             continue
         if fence or block:
             continue
-        bare = re.sub(r"`[^`]*`", "", INLINE.sub("", line))
+        bare = re.sub(r"`[^`]*`", "", NOT_MEASURED.sub("", INLINE.sub("", line)))
         out += [f"{path}:{n}: {m.group(0)}" for m in FIGURE.finditer(bare)]
     return out
 
@@ -491,6 +509,8 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="change nothing; diff and exit 1 on any difference")
     ap.add_argument("--list", action="store_true", help="print every marker and what it resolves to")
     ap.add_argument("--untraced", action="store_true", help="list the figures no marker traces yet")
+    ap.add_argument("--untraced-fails", action="store_true",
+                    help="list them as --untraced does, and exit 1 if there is any")
     ap.add_argument("--root", default=ROOT, help="the course's repository (default: the one holding this script)")
     ap.add_argument("files", nargs="*", help="Markdown files (default: every .md file of the repository)")
     args = ap.parse_args(argv)
@@ -499,7 +519,7 @@ def main(argv=None):
         print(f"quote_results.py: {root} has no results/ folder", file=sys.stderr)
         return 2
     sources = Sources(root)
-    if args.untraced:
+    if args.untraced or args.untraced_fails:
         found = []
         readmes = [p for p in markdown_files(root) if os.path.basename(p) == "README.md"
                    or os.path.relpath(p, root).startswith("docs" + os.sep)]
@@ -507,12 +527,16 @@ def main(argv=None):
             with open(path, encoding="utf-8") as fh:
                 found += untraced(os.path.relpath(path, root), fh.read())
         print("\n".join(found + [f"quote_results.py: {len(found)} figure(s) without a marker"]))
+        if found and args.untraced_fails:
+            print("quote_results.py: trace each figure above to results/ with a '<!-- q: ... -->' marker, "
+                  "or, if it is not a measurement, say so with '<!-- not measured: REASON -->'", file=sys.stderr)
+            return 1
         return 0
     errors, listing, changed, markers = [], ([] if args.list else None), [], 0
     for path in ([os.path.abspath(p) for p in args.files] or markdown_files(root)):
         with open(path, encoding="utf-8") as fh:
             old = fh.read()
-        if "<!-- q" not in old:
+        if "<!-- q" not in old and "<!-- not measured" not in old:
             continue
         markers += len(INLINE.findall(old)) + sum(1 for line in old.split("\n") if BEGIN.match(line))
         new = render_file(path, old, sources, errors, listing)

@@ -229,6 +229,34 @@ class QuoteResultsTest(unittest.TestCase):
         self.assertNotIn("12.5", out)
         self.assertIn("2 figure(s) without a marker", out)
 
+    def test_untraced_fails_on_a_readme_with_an_untraced_figure(self):
+        traced = ("traced " + marker('pct("gpua", "01", "fast")', "97.9%")
+                  + ", asked for <!-- not measured: the issue's target -->1.8x<!-- /not measured -->\n")
+        self.repo.write("README.md", traced)
+        rc, out, err = self.repo.run("--untraced-fails")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("0 figure(s) without a marker", out)
+        self.repo.write("README.md", traced + "and a copy that ran at 4050.0 GB/s\n")
+        rc, out, err = self.repo.run("--untraced-fails")
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md:2: 4050.0 GB/s", out)
+        self.assertIn("1 figure(s) without a marker", out)
+        self.assertIn("not measured", err)
+        rc, out, err = self.repo.run("--untraced")  # only lists
+        self.assertEqual(rc, 0, err)
+
+    def test_not_measured_needs_a_reason_and_its_end(self):
+        rc, text, err = self.fill("a <!-- not measured: -->1.8x<!-- /not measured --> target\n")
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md:1: '<!-- not measured: REASON -->' needs its reason", err)
+        rc, text, err = self.fill("a <!-- not measured: a target -->1.8x target\n")
+        self.assertEqual(rc, 1)
+        self.assertIn("without its '<!-- /not measured -->'", err)
+        self.repo.write("README.md", "a <!-- not measured: a target -->1.8x<!-- /not measured --> target\n")
+        rc, out, err = self.repo.run("--list")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("README.md:1: not measured (a target): 1.8x", out)
+
     def test_unbalanced_markers_are_errors(self):
         rc, text, err = self.fill("<!-- q-begin: summary(\"gpua\") -->\nno end\n")
         self.assertEqual(rc, 1)
