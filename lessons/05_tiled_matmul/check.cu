@@ -226,19 +226,25 @@ TEST_CASE("FP32 lanes per SM by compute capability, and the peak arithmetic") {
 
 // ---------------------------------------------------------------- GPU
 
+/// Every kernel of kVariants on one M x N x K problem, inputs drawn from `seed`, C poisoned first,
+/// each compared with the CPU double reference: one CHECK per kernel.
+static void check_every_kernel(int M, int N, int K, std::uint32_t seed) {
+    TestProblem p = TestProblem::make(M, N, K, course::seeded(seed));
+    for (const Variant& v : kVariants) {
+        INFO("kernel: ", std::string(v.name));
+        CAPTURE(M);
+        CAPTURE(N);
+        CAPTURE(K);
+        const auto r = p.compare(course::submitted(p.run([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); })));
+        INFO(r.summary());
+        CHECK(r.ok());
+    }
+}
+
 GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, C poisoned first") {
     for (const auto& shape : shapes()) {
         const int M = shape[0], N = shape[1], K = shape[2];
-        TestProblem p = TestProblem::make(M, N, K, course::seeded(static_cast<std::uint32_t>(M * 7 + N * 13 + K)));
-        for (const Variant& v : kVariants) {
-            INFO("kernel: ", std::string(v.name));
-            CAPTURE(M);
-            CAPTURE(N);
-            CAPTURE(K);
-            const auto r = p.compare(course::submitted(p.run([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); })));
-            INFO(r.summary());
-            CHECK(r.ok());
-        }
+        check_every_kernel(M, N, K, static_cast<std::uint32_t>(M * 7 + N * 13 + K));
     }
 }
 
@@ -318,16 +324,7 @@ GPU_TEST_CASE("the 16-byte paths follow the right dimension: M % 4 == 0 with N %
     for (const auto& shape : {std::array<int, 3>{132, 130, 36}, std::array<int, 3>{132, 260, 37},
                               std::array<int, 3>{130, 132, 37}}) {
         const int M = shape[0], N = shape[1], K = shape[2];
-        TestProblem p = TestProblem::make(M, N, K, course::seeded(static_cast<std::uint32_t>(M + 3 * N + 5 * K)));
-        for (const Variant& v : kVariants) {
-            INFO("kernel: ", std::string(v.name));
-            CAPTURE(M);
-            CAPTURE(N);
-            CAPTURE(K);
-            const auto r = p.compare(course::submitted(p.run([&](const float* a, const float* b, float* c) { v.launch(a, b, c, M, N, K); })));
-            INFO(r.summary());
-            CHECK(r.ok());
-        }
+        check_every_kernel(M, N, K, static_cast<std::uint32_t>(M + 3 * N + 5 * K));
     }
 }
 
