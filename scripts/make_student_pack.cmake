@@ -38,9 +38,19 @@ file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts") 
 # link), never the grader itself; and the list of lessons CMakeLists.txt builds from.
 file(GLOB harness "${root}/grading/*.hpp" "${root}/grading/*.cpp")
 file(COPY ${harness} DESTINATION "${stage}/grading")
-# The static evidence `scripts/exercises.sh check` prints (it reads the student's own binary) and
-# each lesson's rubric.json below: not the grader.
+# The evidence `scripts/exercises.sh check` prints, with each lesson's rubric.json below: the static
+# facts (grading/static_evidence.py reads the student's own binary) and the speed beside the course
+# solution's (grading/evidence.py judges the check's --evidence lines against the solution's figures
+# recorded on the course's GPUs, results/<gpu>/evidence/solution.csv: times, no code). Not the grader.
 file(COPY "${root}/grading/static_evidence.py" DESTINATION "${stage}/grading")
+if(EXISTS "${root}/grading/evidence.py")
+  file(COPY "${root}/grading/evidence.py" DESTINATION "${stage}/grading")
+endif()
+file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
+foreach(file IN LISTS solution_figures)
+  get_filename_component(folder "${file}" DIRECTORY)
+  file(COPY "${root}/${file}" DESTINATION "${stage}/${folder}")
+endforeach()
 file(COPY "${root}/lessons/lessons.txt" DESTINATION "${stage}/lessons")
 # The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
 # the charts they show.

@@ -208,6 +208,26 @@ class TheRegionMutants(unittest.TestCase):
             self.assertIn(m[0], ids)
 
 
+class EquivalentMutants(unittest.TestCase):
+    """grading/equivalent_mutants.txt: `id: why`, each id a mutant the generator makes, none a stub."""
+
+    def test_every_line_names_a_mutant_with_a_reason(self):
+        ids = {m[0]: m for m in mutants.all_mutants()}
+        seen = set()
+        with open(os.path.join(ROOT, "grading", "equivalent_mutants.txt"), encoding="utf-8") as f:
+            for line in f:
+                if not line.strip() or line.startswith("#"):
+                    continue
+                mid, sep, why = line.rstrip("\n").partition(": ")
+                self.assertEqual(sep, ": ", line)
+                self.assertIn(mid, ids, "not a mutant of grading/mutants.py (moved lines?): " + mid)
+                self.assertGreater(len(why.split()), 8, "argue it: " + mid)
+                self.assertNotIn(mid, seen)
+                self.assertNotIn(ids[mid][1], {name for name, _ in mutants.REGION_RULES}, mid)
+                seen.add(mid)
+        self.assertTrue(seen)
+
+
 class CommandLine(unittest.TestCase):
     def run_main(self, *args):
         out, err = io.StringIO(), io.StringIO()
