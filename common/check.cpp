@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "device_info.cuh"
 #include "results.hpp"
+#include "speed.cuh"
 #include "timer.cuh"
 #include "verify.hpp"
 #include "course_lessons.hpp"
@@ -765,4 +766,23 @@ TEST_CASE("--small: skip_shape leaves out shapes above 2^20 elements, and only u
     CHECK_FALSE(skip_shape(kSmallElements));
     CHECK(skip_shape(kSmallElements + 1));
     set_small_run(given);
+}
+
+TEST_CASE("speed cases: row_hashes changes only the hash of a row with a changed word, and compare_rows names it") {
+    const std::vector<float> m = random_floats(6 * 5, 3);
+    const auto h = row_hashes(m, 5);
+    REQUIRE(h.size() == 6);
+    for (std::size_t i = 1; i < h.size(); ++i) CHECK(h[i] != h[i - 1]);
+    std::vector<float> changed = m;
+    changed[3 * 5 + 4] = std::nextafter(changed[3 * 5 + 4], 2.0f);  // one bit of row 3
+    const auto g = row_hashes(changed, 5);
+    for (std::size_t r = 0; r < h.size(); ++r) CHECK((g[r] != h[r]) == (r == 3));
+    const VerifyResult r = compare_rows(changed, m, 5);
+    CHECK(r.mismatches == 1);
+    REQUIRE(r.first.has_value());
+    CHECK(r.first->row == 3);
+    CHECK(compare_rows(m, m, 5).ok());
+    std::vector<float> swapped = m;  // the same words in another order: another hash
+    std::swap(swapped[0], swapped[1]);
+    CHECK_FALSE(compare_rows(swapped, m, 5).ok());
 }
