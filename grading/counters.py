@@ -8,7 +8,9 @@
                 CHECK --gpu --small --test-case=...
         and judges each rule on the sums over every profiled launch of the rule's kernel.
         --full leaves out --small (every shape of the test case); --save DIR keeps ncu's raw CSV and
-        the command lines there; --json prints the result as JSON instead of the table.
+        the command lines there; --json prints the result as JSON instead of the table; --values FILE
+        writes the sums as {kernel: {metric: value}}, what grading/evidence.py --counters FILE reads
+        ({} when the counters could not be read).
     counters.py judge --rubric RUBRIC --csv FILE [--csv FILE ...] [--json]
         the same judgement on ncu CSV recorded earlier (the tests; a result committed from a GPU run).
 
@@ -471,6 +473,8 @@ def finish(result, rules, rubric, launches, reason, binary=None):
     result["counters"] = {"read": reason is None, "reason": reason, "arch": arch}
     kernels = per_kernel(launches)
     result["kernels"] = kernels
+    # the shape grading/evidence.py --counters FILE reads: {kernel: {metric: value}}, sums over launches
+    result["values"] = {name: dict(k["metrics"]) for name, k in kernels.items()}
     if reason is None:
         result["rows"] = judge_counters(rules, kernels, arch)
     elif binary is not None:
@@ -516,6 +520,7 @@ def main(argv):
     m.add_argument("--save", metavar="DIR", help="keep ncu's raw output and command lines in DIR")
     m.add_argument("--full", action="store_true", help="every shape of the test case (no --small)")
     m.add_argument("--ncu", help="the ncu to use (default: $NCU, PATH, $CUDA_HOME/bin)")
+    m.add_argument("--values", metavar="FILE", help="also write {kernel: {metric: sum}} to FILE (grading/evidence.py --counters FILE)")
     j = sub.add_parser("judge", help="judge recorded ncu CSV output")
     j.add_argument("--rubric", required=True)
     j.add_argument("--csv", action="append", required=True, metavar="FILE")
@@ -541,6 +546,13 @@ def main(argv):
     except CountersError as e:
         print(f"counters.py: {e}", file=sys.stderr)
         return 2
+    if getattr(a, "values", None):
+        try:
+            with open(a.values, "w", encoding="utf-8") as f:
+                json.dump(result["values"] if result["counters"]["read"] else {}, f, indent=1)
+        except OSError as e:
+            print(f"counters.py: cannot write {a.values}: {e}", file=sys.stderr)
+            return 2
     if a.json:
         print(json.dumps(result, indent=1))
     else:

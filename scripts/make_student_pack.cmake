@@ -2,7 +2,7 @@
 # the exercises, every lesson's README (made for the pack, see below) and check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
 # quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
-# from grading/, and the static evidence grading/static_evidence.py with each lesson's rubric.json that
+# from grading/, and the evidence readers grading/static_evidence.py and evidence.py with each lesson's rubric.json that
 # scripts/exercises.sh shows), no profiler scripts (they run the lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
 # companion, lessons/05_tiled_matmul/going_further/, goes in whole but for its profiler script: it
 # has no exercise (reading past the lesson, no solution to hide), so its main.cu is packed and
@@ -38,9 +38,9 @@ file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts") 
 # link), never the grader itself; and the list of lessons CMakeLists.txt builds from.
 file(GLOB harness "${root}/grading/*.hpp" "${root}/grading/*.cpp")
 file(COPY ${harness} DESTINATION "${stage}/grading")
-# The static evidence `scripts/exercises.sh check` prints (it reads the student's own binary) and
-# each lesson's rubric.json below: not the grader.
-file(COPY "${root}/grading/static_evidence.py" DESTINATION "${stage}/grading")
+# The static and speed evidence `scripts/exercises.sh check` prints (it reads the student's own
+# binary and run) and each lesson's rubric.json below: not the grader.
+file(COPY "${root}/grading/static_evidence.py" "${root}/grading/evidence.py" DESTINATION "${stage}/grading")
 file(COPY "${root}/lessons/lessons.txt" DESTINATION "${stage}/lessons")
 # The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
 # the charts they show.

@@ -126,7 +126,8 @@ class JudgingTest(unittest.TestCase):
         rows = judged("02", "02_no_padding.csv")
         short = [r for r in rows if r["status"] == "short"]
         self.assertEqual([r["label"] for r in short], [self.W_LD])
-        self.assertIn("31.6 wavefronts", short[0]["words"])
+        self.assertIn("more than 4 wavefronts", short[0]["words"])
+        self.assertEqual(short[0]["yours"], 31.6)
         self.assertIn("lesson 06", short[0]["words"])
 
     def test_no_shared_memory_is_not_measured_there_and_short_on_the_strided_side(self):
@@ -151,6 +152,29 @@ class JudgingTest(unittest.TestCase):
         rows = judged("01", "02_solution.csv")  # lesson 01's rules on lesson 02's output
         self.assertEqual({r["status"] for r in rows}, {"missing"})
         self.assertIn("no launch of a kernel matching", rows[0]["words"])
+
+
+class EvidenceAgreesTest(unittest.TestCase):
+    """grading/evidence.py (the grader) judges the same rules on the --values this tool writes."""
+
+    def test_same_verdicts(self):
+        import evidence
+        for lesson, csv_name in (("02", "02_solution.csv"), ("02", "02_no_padding.csv"), ("02", "02_no_shared.csv"),
+                                 ("06", "06_bad_swizzle.csv")):
+            with self.subTest(csv=csv_name):
+                launches = counters.parse_csv(read(os.path.join(HAND, csv_name)))
+                result = counters.finish({"rubric": "", "about": "", "runs": [], "counters": {}, "kernels": {}, "rows": []},
+                                         counters.load_rules(rubric_path(lesson))[1], {}, launches, None)
+                mine = {}
+                for r in result["rows"]:
+                    key = (r["exercise"], r["label"])
+                    mine[key] = "short" if "short" in (mine.get(key), r["status"]) else r["status"]
+                rubric = evidence.load_rubric(rubric_path(lesson))
+                theirs = evidence.judge_counters(rubric, evidence.read_counters(json.loads(json.dumps(result["values"]))))
+                self.assertEqual(len(theirs), len(rubric["counters"]))
+                for rule, row in zip(rubric["counters"], theirs):
+                    want = {"ok": "met", "short": "short", "not measured": "not measured"}[mine[(rule["exercise"], counters.label(rule))]]
+                    self.assertEqual(row["status"].replace("_", " "), want, (rule["exercise"], counters.label(rule), row))
 
 
 class RubricTest(unittest.TestCase):
