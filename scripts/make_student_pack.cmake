@@ -2,7 +2,7 @@
 # the exercises, every lesson's README (made for the pack, see below) and check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
 # quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
-# from grading/, and the static evidence grading/static_evidence.py with each lesson's rubric.json that
+# from grading/, and the evidence readers grading/static_evidence.py and evidence.py with each lesson's rubric.json that
 # scripts/exercises.sh shows), no profiler scripts (they run the lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
 # companion, lessons/05_tiled_matmul/going_further/, goes in whole but for its profiler script: it
 # has no exercise (reading past the lesson, no solution to hide), so its main.cu is packed and
@@ -42,10 +42,7 @@ file(COPY ${harness} DESTINATION "${stage}/grading")
 # facts (grading/static_evidence.py reads the student's own binary) and the speed beside the course
 # solution's (grading/evidence.py judges the check's --evidence lines against the solution's figures
 # recorded on the course's GPUs, results/<gpu>/evidence/solution.csv: times, no code). Not the grader.
-file(COPY "${root}/grading/static_evidence.py" DESTINATION "${stage}/grading")
-if(EXISTS "${root}/grading/evidence.py")
-  file(COPY "${root}/grading/evidence.py" DESTINATION "${stage}/grading")
-endif()
+file(COPY "${root}/grading/static_evidence.py" "${root}/grading/evidence.py" DESTINATION "${stage}/grading")
 file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
 foreach(file IN LISTS solution_figures)
   get_filename_component(folder "${file}" DIRECTORY)

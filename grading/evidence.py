@@ -1,0 +1,574 @@
+#!/usr/bin/env python3
+"""Performance evidence of one cell (or one student's run), judged by the lesson's rubric.
+
+    evidence.py judge RUBRIC VERDICT.json [--binary B | --dumps DIR] [--counters FILE] [--strict]
+                                            every rule: met, short or not measured (JSON)
+    evidence.py show  RUBRIC VERDICT.json [--binary B | --dumps DIR] [--counters FILE] [--strict]
+                                            the same in the rubric's words
+    evidence.py judge|show RUBRIC --lines EVIDENCE.jsonl [--solutions CSV]... [...]
+                                            a student's own run (no judge): the lines a check
+                                            wrote with --evidence FILE, beside the course
+                                            solution's recorded figures for this GPU
+
+VERDICT.json is the judge's verdict (its "evidence" list: the submission's and the course
+solution's times of each `speed: <id>` test case, each beside its ceiling timed in the same
+process); `-` stands for none. --binary reads the compiled kernels' static facts with cuobjdump
+(grading/static_evidence.py), --dumps reads them from recorded cuobjdump output. --counters FILE:
+Nsight Compute values, JSON {kernel: {metric: value}} or a list of {"kernel", "metric", "value"};
+without it the rubric's "counters" rules are off (not judged, not counted).
+Exit: 0 every contract (a "required" static rule) is met, 1 one fell short (with --strict: or any
+performance rule fell short), 2 bad input.
+
+A rubric (lessons/NN_name/rubric.json) holds three kinds of rules, each optional:
+  "speed":    [{"exercise": "02.tiled", "min_ratio": 0.8, "short": "... {ratio} ..."}]
+  "rules":    static facts of the compiled kernels (grading/static_evidence.py); an optional
+              "exercise" names the exercise a rule belongs to; "required": true makes it a
+              contract (judged here, but it is correctness, not performance)
+  "counters": [{"exercise", "kernel": regex, "metric", "op", "value", "per": metric or null, "short"}]
+
+The speed ratio of an exercise is (sub.ceiling_ms / sub.ms) / (sol.ceiling_ms / sol.ms): the
+submission's speed as a fraction of the course solution's, each normalized by the ceiling (a copy,
+CUB's sum, cuBLAS) timed in the same process, which cancels the clock drift between the runner and
+the judge. The submission's times are measured in the submission's own process, so they are
+believed only within bounds: a time under half the ceiling's, a ratio above 2, or a value that is
+not a finite number > 0 is implausible: not credited, and said so.
+
+A performance fraction is met / (met + short) over the speed rules, the static rules that are not
+contracts and the counters rules (when measured); a rule not measured (no GPU, no evidence for
+it, no solution value for this architecture) counts neither way. None: nothing was measured.
+"""
+import csv
+import json
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import static_evidence as se  # noqa: E402
+
+MAX_RATIO = 2.0          # above it a ratio is implausible
+MIN_CEILING_SHARE = 0.5  # a submission's time under this share of its ceiling's is implausible
+MAX_JSON_BYTES = 4 << 20
+MAX_WORDS = 400
+
+MET, SHORT, NOT_MEASURED = "met", "short", "not measured"
+
+
+class RubricError(Exception):
+    """A message for the user: a malformed rubric, an unreadable verdict or evidence file."""
+
+
+# ---------------------------------------------------------------- the rubric
+
+def _text(v):
+    return isinstance(v, str) and v.strip() != ""
+
+
+def load_rubric(path):
+    """The rubric, validated: its "speed", "rules" and "counters" lists (each optional, but at least
+    one rule in all). Raises RubricError with the reason."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_JSON_BYTES + 1)
+        rubric = json.loads(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise RubricError("cannot read the rubric %s: %s" % (path, e)) from e
+    if not isinstance(rubric, dict):
+        raise RubricError("%s: a rubric is a JSON object" % path)
+    return validate_rubric(rubric, path)
+
+
+def validate_rubric(rubric, where="rubric"):
+    speed = rubric.get("speed", [])
+    counters = rubric.get("counters", [])
+    if not isinstance(speed, list) or not isinstance(counters, list):
+        raise RubricError("%s: \"speed\" and \"counters\" must be lists" % where)
+    if "rules" in rubric:
+        try:
+            se.validate_rules(rubric["rules"], where)
+        except se.EvidenceError as e:
+            raise RubricError(str(e)) from e
+    if not speed and not counters and not rubric.get("rules"):
+        raise RubricError("%s: a rubric needs at least one rule (\"speed\", \"rules\" or \"counters\")" % where)
+    seen = set()
+    for i, rule in enumerate(speed):
+        w = "%s: speed rule %d" % (where, i + 1)
+        if not isinstance(rule, dict):
+            raise RubricError("%s is not an object" % w)
+        if not _text(rule.get("exercise")):
+            raise RubricError("%s has no \"exercise\"" % w)
+        if rule["exercise"] in seen:
+            raise RubricError("%s: a second speed rule for %s" % (w, rule["exercise"]))
+        seen.add(rule["exercise"])
+        r = rule.get("min_ratio")
+        if type(r) not in (int, float) or not math.isfinite(r) or not 0 < r <= MAX_RATIO:
+            raise RubricError("%s: \"min_ratio\" must be a number above 0 and at most %g" % (w, MAX_RATIO))
+        if not _text(rule.get("short")):
+            raise RubricError("%s has no \"short\" (the words shown when it falls short)" % w)
+    for i, rule in enumerate(counters):
+        w = "%s: counters rule %d" % (where, i + 1)
+        if not isinstance(rule, dict):
+            raise RubricError("%s is not an object" % w)
+        for key in ("exercise", "kernel", "metric", "short"):
+            if not _text(rule.get(key)):
+                raise RubricError("%s has no \"%s\"" % (w, key))
+        if rule.get("op") not in se._OPS:
+            raise RubricError("%s: op %r is not one of %s" % (w, rule.get("op"), " ".join(se._OPS)))
+        v = rule.get("value")
+        if type(v) not in (int, float) or not math.isfinite(v):
+            raise RubricError("%s: \"value\" must be a number" % w)
+        if rule.get("per") is not None and not _text(rule.get("per")):
+            raise RubricError("%s: \"per\" must be a metric's name or null" % w)
+        try:
+            re.compile(rule["kernel"])
+        except re.error as e:
+            raise RubricError("%s: kernel pattern %r: %s" % (w, rule["kernel"], e)) from e
+    return rubric
+
+
+def exercises_of(rubric):
+    """The exercise ids the rubric names, in order of first mention."""
+    out = []
+    for rule in rubric.get("speed", []) + rubric.get("rules", []) + rubric.get("counters", []):
+        e = rule.get("exercise")
+        if e and e not in out:
+            out.append(e)
+    return out
+
+
+# ---------------------------------------------------------------- numbers that came from a submission
+
+def _number(v):
+    """A finite number > 0, else None (NaN, infinities, 0, negatives, strings, booleans, null)."""
+    if type(v) not in (int, float):
+        return None
+    try:
+        v = float(v)
+    except OverflowError:  # an integer beyond any float
+        return None
+    return v if math.isfinite(v) and v > 0 else None
+
+
+def _shown(v, limit=40):
+    """A value from the evidence, as words (never a control character, never long)."""
+    try:
+        text = json.dumps(v)
+    except (TypeError, ValueError):
+        text = repr(v)
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _clean(text, limit=MAX_WORDS):
+    """Words from a rubric or a kernel's name: printable, one line, cut."""
+    text = "".join(c if c.isprintable() else " " for c in str(text))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def percent(x):
+    return "%.0f%%" % (100 * x)
+
+
+def speed_ratio(submission, solution):
+    """(ratio, ceiling fraction of the submission, problem): problem is None when both are plausible;
+    else the words why it is not credited (ratio then None)."""
+    if not isinstance(submission, dict):
+        return None, None, "the submission's time was not recorded (its speed test case did not finish)"
+    ms, cms = _number(submission.get("ms")), _number(submission.get("ceiling_ms"))
+    if ms is None or cms is None:
+        bad = "ms" if ms is None else "ceiling_ms"
+        return None, None, "implausible: the submission reported %s = %s, not a time" % (bad, _shown(submission.get(bad)))
+    fraction = cms / ms
+    if not math.isfinite(fraction) or fraction == 0:
+        return None, None, "implausible: the submission reported %s ms beside a ceiling of %s ms" % (_shown(ms), _shown(cms))
+    if ms < MIN_CEILING_SHARE * cms:
+        return None, fraction, ("implausible: the submission reported %.4g ms, under half its ceiling's %.4g ms"
+                                % (ms, cms))
+    if not isinstance(solution, dict):
+        return None, fraction, None
+    sms, scms = _number(solution.get("ms")), _number(solution.get("ceiling_ms"))
+    if sms is None or scms is None:
+        return None, fraction, None
+    ratio = fraction / (scms / sms)
+    if not math.isfinite(ratio) or ratio > MAX_RATIO:
+        return None, fraction, ("implausible: %s of the solution's speed (more than %gx)"
+                                % ("huge" if not math.isfinite(ratio) else percent(ratio), MAX_RATIO))
+    return ratio, fraction, None
+
+
+# ---------------------------------------------------------------- judging
+
+def _row(kind, exercise, status, words, **more):
+    row = {"kind": kind, "exercise": exercise, "status": status, "words": _clean(words) if words else ""}
+    row.update(more)
+    return row
+
+
+def judge_speed(rubric, evidence):
+    """One row per speed rule. EVIDENCE: the verdict's "evidence" list (None or []: not measured)."""
+    rows = []
+    entries = {}
+    if isinstance(evidence, list):
+        for e in evidence:
+            if isinstance(e, dict) and isinstance(e.get("exercise"), str) and e["exercise"] not in entries:
+                entries[e["exercise"]] = e
+    for rule in rubric.get("speed", []):
+        ex = rule["exercise"]
+        base = dict(min_ratio=rule["min_ratio"], ratio=None, ceiling_fraction=None, implausible=False)
+        if not evidence:
+            rows.append(_row("speed", ex, NOT_MEASURED, "no speed evidence (no GPU run)", **base))
+            continue
+        e = entries.get(ex)
+        if e is None:
+            rows.append(_row("speed", ex, NOT_MEASURED, "the judge reported no speed evidence for %s" % ex, **base))
+            continue
+        for k in ("kernel", "ceiling", "shape", "gpu"):
+            if isinstance(e.get(k), str):
+                base[k] = _clean(e[k], 120)
+        solution = e.get("solution")
+        ratio, fraction, problem = speed_ratio(e.get("submission"), solution)
+        base["ceiling_fraction"] = fraction
+        sub = e.get("submission") if isinstance(e.get("submission"), dict) else {}
+        base["ms"] = _number(sub.get("ms"))
+        base["ceiling_ms"] = _number(sub.get("ceiling_ms"))
+        if isinstance(solution, dict):
+            base["solution_ms"] = _number(solution.get("ms"))
+            base["solution_ceiling_ms"] = _number(solution.get("ceiling_ms"))
+        if problem is not None:
+            base["implausible"] = problem.startswith("implausible")
+            rows.append(_row("speed", ex, SHORT, problem, **base))
+            continue
+        if ratio is None:  # no (usable) solution figure: only the ceiling fraction is known
+            why = e.get("no_solution") or "the course solution's time is missing or not a time (grader error)"
+            rows.append(_row("speed", ex, NOT_MEASURED, "%s; your kernel ran at %s of the %s's speed"
+                             % (why, percent(fraction), base.get("ceiling", "ceiling")), **base))
+            continue
+        base["ratio"] = ratio
+        if ratio >= rule["min_ratio"]:
+            rows.append(_row("speed", ex, MET, "%s of the solution's speed (at least %s asked)"
+                             % (percent(ratio), percent(rule["min_ratio"])), **base))
+        else:
+            rows.append(_row("speed", ex, SHORT, rule["short"].replace("{ratio}", percent(ratio)), **base))
+    return rows
+
+
+def _default_exercise(rubric):
+    ex = exercises_of(rubric)
+    return ex[0] if len(ex) == 1 else ""
+
+
+def judge_static(rubric, facts, facts_problem=None):
+    """One row per static rule (its kernels together: met when all are, short when one is).
+    FACTS None: not measured, with FACTS_PROBLEM as the reason; a problem starting with
+    "short:" (the student's binary could not be read) makes every rule short."""
+    rows = []
+    default = _default_exercise(rubric)
+    rules = rubric.get("rules", [])
+    for rule in rules:
+        kind = "contract" if rule.get("required", False) else "static"
+        ex = rule.get("exercise", default)
+        label = se.fact_label(rule["fact"])
+        if facts is None:
+            problem = facts_problem or "no static facts (cuobjdump not run)"
+            if problem.startswith("short: "):
+                rows.append(_row(kind, ex, SHORT, problem[len("short: "):], kernel=rule["kernel"], fact=label, kernels=[]))
+            else:
+                rows.append(_row(kind, ex, NOT_MEASURED, problem, kernel=rule["kernel"], fact=label, kernels=[]))
+            continue
+        mine = se.judge({"rules": [rule]}, facts)
+        kernels = [dict(kernel=_clean(r["kernel"], 200), status=r["status"], yours=r["yours"], solution=r["solution"],
+                        expect=r.get("expect", "")) for r in mine]
+        bad = [r for r in mine if r["status"] in ("short", "missing")]
+        if bad:
+            rows.append(_row(kind, ex, SHORT, bad[0]["words"], kernel=rule["kernel"], fact=label, kernels=kernels))
+        elif mine and all(r["status"] == "ok" for r in mine):
+            rows.append(_row(kind, ex, MET, rule.get("ok", ""), kernel=rule["kernel"], fact=label, kernels=kernels))
+        else:
+            why = next((r["words"] for r in mine if r["status"] == "not judged"), "not judged")
+            rows.append(_row(kind, ex, NOT_MEASURED, why, kernel=rule["kernel"], fact=label, kernels=kernels))
+    return rows
+
+
+def read_counters(data):
+    """Counters as {kernel name: {metric: number}}, from either accepted shape; values that are not
+    finite numbers are left out."""
+    out = {}
+    if isinstance(data, dict):
+        items = [(k, m, v) for k, ms in data.items() if isinstance(ms, dict) for m, v in ms.items()]
+    elif isinstance(data, list):
+        items = [(r.get("kernel"), r.get("metric"), r.get("value")) for r in data if isinstance(r, dict)]
+    else:
+        raise RubricError("counters: expected {kernel: {metric: value}} or a list of {kernel, metric, value}")
+    for k, m, v in items:
+        if isinstance(k, str) and isinstance(m, str) and type(v) in (int, float) and math.isfinite(v):
+            out.setdefault(k, {})[m] = float(v)
+    return out
+
+
+def judge_counters(rubric, counters):
+    """One row per counters rule; COUNTERS None: off (no rows)."""
+    if counters is None:
+        return []
+    rows = []
+    for rule in rubric.get("counters", []):
+        pattern = re.compile(rule["kernel"])
+        ex, per = rule["exercise"], rule.get("per")
+        values = []
+        for kernel, metrics in sorted(counters.items()):
+            if not pattern.search(kernel):
+                continue
+            v = metrics.get(rule["metric"])
+            if v is None:
+                continue
+            if per:
+                d = metrics.get(per)
+                if d is None or d <= 0:
+                    continue
+                v = v / d
+            values.append((kernel, v))
+        base = dict(kernel=rule["kernel"], metric=rule["metric"], per=per, expect="%s %g" % (rule["op"], rule["value"]),
+                    values=[dict(kernel=_clean(k, 200), value=v) for k, v in values])
+        if not values:
+            rows.append(_row("counters", ex, NOT_MEASURED, "no %s measured for /%s/" % (rule["metric"], rule["kernel"]), **base))
+        elif all(se._OPS[rule["op"]](v, rule["value"]) for _, v in values):
+            rows.append(_row("counters", ex, MET, rule.get("ok", ""), **base))
+        else:
+            rows.append(_row("counters", ex, SHORT, rule["short"], **base))
+    return rows
+
+
+def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None):
+    """Every rule of RUBRIC on this evidence. Returns
+      {"rules": [rows], "exercises": {id: [rows]}, "met", "short", "not_measured" (performance rules),
+       "fraction" (met / (met + short), None when nothing was measured), "first_short" (words),
+       "contracts_broken": [words of required static rules that fell short], "implausible": [words]}
+    Each row: kind (speed | static | contract | counters), exercise, status (met | short | not
+    measured), words, and the kind's numbers (a speed row: ratio, ceiling_fraction, ms, ...)."""
+    rows = judge_speed(rubric, evidence) + judge_static(rubric, facts, facts_problem) + judge_counters(rubric, counters)
+    perf = [r for r in rows if r["kind"] != "contract"]
+    met = sum(1 for r in perf if r["status"] == MET)
+    short = sum(1 for r in perf if r["status"] == SHORT)
+    exercises = {}
+    for r in rows:
+        exercises.setdefault(r["exercise"] or "(lesson)", []).append(r)
+    first = next((r for r in perf if r["status"] == SHORT), None)
+    return {
+        "rules": rows,
+        "exercises": exercises,
+        "met": met,
+        "short": short,
+        "not_measured": sum(1 for r in perf if r["status"] == NOT_MEASURED),
+        "fraction": (met / (met + short)) if met + short else None,
+        "first_short": ("%s: %s" % (first["exercise"], first["words"]) if first["exercise"] else first["words"]) if first else "",
+        "contracts_broken": [r["words"] for r in rows if r["kind"] == "contract" and r["status"] == SHORT],
+        "implausible": ["%s: %s" % (r["exercise"], r["words"]) for r in rows if r.get("implausible")],
+    }
+
+
+def summary(result):
+    """The gradebook's performance column: "met/total" ("not measured" when nothing was)."""
+    total = result["met"] + result["short"]
+    if total == 0:
+        return "not measured"
+    return "%d/%d" % (result["met"], total)
+
+
+# ---------------------------------------------------------------- the inputs
+
+def read_verdict_evidence(path):
+    """The "evidence" list of a verdict (None when the key is absent). Raises RubricError."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_JSON_BYTES + 1)
+        if len(data) > MAX_JSON_BYTES:
+            raise RubricError("%s is over %d bytes" % (path, MAX_JSON_BYTES))
+        v = json.loads(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise RubricError("cannot read the verdict %s: %s" % (path, e)) from e
+    if not isinstance(v, dict):
+        raise RubricError("%s: a verdict is a JSON object" % path)
+    ev = v.get("evidence")
+    if ev is not None and not isinstance(ev, list):
+        raise RubricError("%s: \"evidence\" is not a list" % path)
+    return ev
+
+
+def read_solution_rows(paths):
+    """Rows of results/<gpu>/evidence/solution.csv files (gpu,exercise,kernel,ms,ceiling,ceiling_ms,
+    runs,spread): {(gpu, exercise): [ceiling_ms / ms, ...]}. Unreadable rows are left out."""
+    out = {}
+    for path in paths:
+        try:
+            with open(path, newline="", encoding="utf-8") as f:
+                for row in csv.DictReader(f):
+                    ms, cms = _number(_float(row.get("ms"))), _number(_float(row.get("ceiling_ms")))
+                    if ms and cms and row.get("gpu") and row.get("exercise"):
+                        out.setdefault((row["gpu"], row["exercise"]), []).append(cms / ms)
+        except (OSError, UnicodeDecodeError, csv.Error) as e:
+            raise RubricError("cannot read %s: %s" % (path, e)) from e
+    return out
+
+
+def _float(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def default_solution_csvs(repo=None):
+    """Every results/*/evidence/solution.csv of the course."""
+    repo = repo or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    top = os.path.join(repo, "results")
+    try:
+        gpus = sorted(os.listdir(top))
+    except OSError:
+        return []
+    return [p for p in (os.path.join(top, g, "evidence", "solution.csv") for g in gpus) if os.path.isfile(p)]
+
+
+def evidence_from_lines(lines, solutions):
+    """A student's own run (the loop): the JSON lines a check appended with --evidence FILE -> the
+    verdict's evidence list, each line's "solution" made from the median recorded ceiling fraction
+    of the course solution on the same GPU (SOLUTIONS: read_solution_rows), or left out with the
+    reason "no recorded solution figure for <GPU>". The last line of an exercise wins (a rerun)."""
+    entries = {}
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(d, dict) or not isinstance(d.get("exercise"), str):
+            continue
+        gpu = d.get("gpu") if isinstance(d.get("gpu"), str) else ""
+        e = {"exercise": d["exercise"], "test_case": "speed: " + d["exercise"], "gpu": gpu,
+             "submission": {k: d.get(k) for k in ("ms", "ceiling_ms", "runs", "spread")}, "solution": None}
+        for k in ("kernel", "ceiling", "shape"):
+            if isinstance(d.get(k), str):
+                e[k] = d[k]
+        fractions = sorted(solutions.get((gpu, d["exercise"]), []))
+        if fractions:
+            f = fractions[len(fractions) // 2] if len(fractions) % 2 else (fractions[len(fractions) // 2 - 1] + fractions[len(fractions) // 2]) / 2
+            e["solution"] = {"ms": 1.0, "ceiling_ms": f}  # only the fraction matters to the ratio
+        else:
+            e["no_solution"] = "no recorded solution figure for %s" % (_clean(gpu, 80) or "this GPU")
+        entries[d["exercise"]] = e
+    return list(entries.values())
+
+
+def static_facts(binary=None, dumps=None):
+    """(facts, problem) from a binary (cuobjdump) or recorded dumps; facts None with the reason."""
+    try:
+        if binary:
+            return se.facts_from_binary(binary), None
+        if dumps:
+            resource, sass, ptx = (se.read_recorded(dumps, k) for k in ("resource", "sass", "ptx"))
+            if resource is None or sass is None:
+                return None, "%s has no resource.txt and sass.txt" % dumps
+            return se.facts_from_dumps(resource, sass, ptx), None
+    except se.EvidenceError as e:
+        return None, str(e)
+    return None, None
+
+
+# ---------------------------------------------------------------- words
+
+def show(result, out=None):
+    out = out or sys.stdout
+    mark = {MET: "ok", SHORT: "short", NOT_MEASURED: "-"}
+    for ex, rows in result["exercises"].items():
+        print("%s:" % ex, file=out)
+        for r in rows:
+            m = mark[r["status"]]
+            if r["kind"] == "contract" and r["status"] == SHORT:
+                m = "SHORT"
+            if r["kind"] == "speed":
+                what = "speed"
+                if r.get("ratio") is not None:
+                    what += " %s of the solution's" % percent(r["ratio"])
+                if r.get("ceiling_fraction") is not None:
+                    what += " (%s of the %s's)" % (percent(r["ceiling_fraction"]), r.get("ceiling", "ceiling"))
+            elif r["kind"] == "counters":
+                what = "%s%s %s" % (r["metric"], " per " + r["per"] if r.get("per") else "", r["expect"])
+            else:
+                what = "%s of /%s/%s" % (r["fact"], r["kernel"], " (contract)" if r["kind"] == "contract" else "")
+            print("  [%-5s] %s" % (m, what), file=out)
+            if r["words"] and r["status"] != MET:
+                print("          %s" % r["words"], file=out)
+    print("performance: %s%s" % (summary(result), " (%d not measured)" % result["not_measured"] if result["not_measured"] else ""),
+          file=out)
+    for w in result["contracts_broken"]:
+        print("contract broken: %s" % w, file=out)
+
+
+def main(argv):
+    args = list(argv[1:])
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if args else 2
+    cmd = args.pop(0)
+    if cmd not in ("judge", "show") or not args:
+        print("evidence.py: unknown command line (see --help)", file=sys.stderr)
+        return 2
+    rubric_path = args.pop(0)
+    verdict = binary = dumps = counters_path = lines_path = None
+    solution_csvs, strict = [], False
+    try:
+        while args:
+            a = args.pop(0)
+            if a in ("--binary", "--dumps", "--counters", "--lines", "--solutions") and args:
+                v = args.pop(0)
+                if a == "--binary":
+                    binary = v
+                elif a == "--dumps":
+                    dumps = v
+                elif a == "--counters":
+                    counters_path = v
+                elif a == "--lines":
+                    lines_path = v
+                else:
+                    solution_csvs.append(v)
+            elif a == "--strict":
+                strict = True
+            elif not a.startswith("--") and verdict is None and lines_path is None:
+                verdict = a
+            else:
+                raise RubricError("unexpected argument %r (see --help)" % a)
+        if binary and dumps:
+            raise RubricError("--binary or --dumps, not both")
+        if verdict is None and lines_path is None:
+            raise RubricError("give VERDICT.json (or -) or --lines EVIDENCE.jsonl")
+        rubric = load_rubric(rubric_path)
+        if lines_path is not None:
+            with open(lines_path, encoding="utf-8", errors="replace") as f:
+                lines = f.read(MAX_JSON_BYTES).splitlines()
+            evidence = evidence_from_lines(lines, read_solution_rows(solution_csvs or default_solution_csvs()))
+        else:
+            evidence = None if verdict == "-" else read_verdict_evidence(verdict)
+        counters = None
+        if counters_path:
+            with open(counters_path, encoding="utf-8") as f:
+                counters = read_counters(json.load(f))
+        facts, problem = static_facts(binary, dumps)
+        if facts is None and problem and (binary or dumps):
+            raise RubricError(problem)
+    except (RubricError, OSError, ValueError) as e:
+        print("evidence.py: %s" % e, file=sys.stderr)
+        return 2
+    result = judge(rubric, evidence, facts, counters,
+                   facts_problem=None if (binary or dumps) else "static facts not read (give --binary or --dumps)")
+    if cmd == "judge":
+        print(json.dumps(result, indent=1, sort_keys=True, allow_nan=False, default=str))
+    else:
+        show(result)
+    if result["contracts_broken"]:
+        return 1
+    return 1 if strict and result["short"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
