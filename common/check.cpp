@@ -785,4 +785,33 @@ TEST_CASE("speed cases: row_hashes changes only the hash of a row with a changed
     std::vector<float> swapped = m;  // the same words in another order: another hash
     std::swap(swapped[0], swapped[1]);
     CHECK_FALSE(compare_rows(swapped, m, 5).ok());
+    std::vector<double> d(12, 1.0);  // 8-byte and 1-byte elements: every byte counts
+    std::vector<double> d2 = d;
+    d2[11] = std::nextafter(1.0, 2.0);
+    CHECK(compare_rows(d2, d, 4).mismatches == 1);
+    std::vector<char> c(7, 'a'), c2 = c;
+    c2[6] = 'b';  // the last byte of a row of 7 (past the whole 4-byte words)
+    CHECK(compare_rows(c2, c, 7).mismatches == 1);
+}
+
+TEST_CASE("speed cases: transpose_row_hashes is row_hashes of the CPU transpose; speed_floats is seeded, in [-1, 1)") {
+    for (const auto& [rows, cols] : {std::pair{1, 1}, std::pair{37, 19}, std::pair{5, 64}, std::pair{64, 33}}) {
+        CAPTURE(rows);
+        CAPTURE(cols);
+        const std::vector<float> m = speed_floats(static_cast<std::size_t>(rows) * cols, 9);
+        CHECK(transpose_row_hashes(m, rows, cols) == row_hashes(transpose_cpu(m, rows, cols), rows));
+    }
+    const std::vector<float> a = speed_floats(100000, 1);
+    CHECK(a == speed_floats(100000, 1));
+    CHECK(a != speed_floats(100000, 2));
+    int zeros = 0;
+    double sum = 0;
+    for (float x : a) {
+        CHECK(x >= -1.0f);
+        CHECK(x < 1.0f);
+        zeros += x == 0.0f;
+        sum += x;
+    }
+    CHECK(zeros < 3);
+    CHECK(std::fabs(sum / a.size()) < 0.01);  // centred: both signs
 }
