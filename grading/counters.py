@@ -13,6 +13,10 @@
         ({} when the counters could not be read).
     counters.py judge --rubric RUBRIC --csv FILE [--csv FILE ...] [--json]
         the same judgement on ncu CSV recorded earlier (the tests; a result committed from a GPU run).
+    counters.py record RESULT.json --rubric RUBRIC --source DIR
+        writes the values of RESULT.json (measure --json on the COURSE'S SOLUTION) into the rubric's
+        counters rules as "solution": {arch: value}, and names DIR (where the raw output is committed)
+        in its "recorded" note: no value goes into a rubric that a GPU run did not measure.
 
 What is measured (the metric names the lessons' ncu scripts use on the H100 and H200):
   * global loads and stores: sectors per request (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum /
@@ -509,6 +513,55 @@ def report(result, out=None):
         print("  (short: evidence of speed, shown beside correctness and never failing it)", file=out)
 
 
+# ---------------------------------------------------------------- recording the solution's values
+
+NOT_RECORDED = "no solution value is recorded for them yet: none has been measured on a GPU."
+
+
+def record(result, rubric_path, source, gpu=None):
+    """Writes the values a measurement of the COURSE'S SOLUTION gave into the rubric's counters rules,
+    as "solution": {arch: value} (the largest value over the rule's kernels: the one a "<=" threshold
+    must clear), and says in the rubric's "recorded" note where the raw output is. Only rules that
+    were measured ("ok" or "short") get a value; the rubric's text is edited line by line, so the
+    rest of the file stays as it was. Returns the number of values written."""
+    if not result.get("counters", {}).get("read"):
+        raise CountersError("this result has no counters (" + str(result.get("counters", {}).get("reason")) + "): nothing to record")
+    arch = result["counters"].get("arch")
+    if not arch:
+        raise CountersError("this result does not say the GPU's architecture (ncu's CC column)")
+    with open(rubric_path, encoding="utf-8") as f:
+        text = f.read()
+    rubric, rules = load_rules(rubric_path)
+    written = 0
+    for rule in rules:
+        values = [r["yours"] for r in result["rows"] if r["exercise"] == rule["exercise"] and r["label"] == label(rule)
+                  and r["status"] in ("ok", "short") and re.search(rule["kernel"], r["kernel"])]
+        if not values:
+            continue
+        old = json.dumps(rule, ensure_ascii=False)
+        if text.count(old) != 1:
+            raise CountersError(f"{rubric_path}: the rule for {rule['exercise']} ({label(rule)}) is not on a line of its own "
+                                "as json.dumps writes it; record its value by hand")
+        new_rule = {}
+        for k, v in rule.items():
+            if k == "short":
+                new_rule["solution"] = dict(rule.get("solution") or {}, **{arch: max(values)})
+            if k != "solution":
+                new_rule[k] = v
+        text = text.replace(old, json.dumps(new_rule, ensure_ascii=False))
+        written += 1
+    note = (f"solution values of the counters rules: the course's solution measured on {gpu or result.get('gpu') or arch} by "
+            f"scripts/counters_run.sh, raw ncu output in {source}.")
+    if NOT_RECORDED in text:
+        text = text.replace(NOT_RECORDED, note)
+    elif note not in text:
+        text = re.sub(r'("recorded": ".*?)(",\n)', lambda m: m.group(1) + " " + note + m.group(2), text, count=1)
+    json.loads(text)
+    with open(rubric_path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return written
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="counters.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -525,8 +578,21 @@ def main(argv):
     j.add_argument("--rubric", required=True)
     j.add_argument("--csv", action="append", required=True, metavar="FILE")
     j.add_argument("--json", action="store_true")
+    r = sub.add_parser("record", help="write the course solution's measured values into the rubric")
+    r.add_argument("result", help="what `measure --json` printed for the course's solution")
+    r.add_argument("--rubric", required=True)
+    r.add_argument("--source", required=True, help="where the raw output is committed, e.g. results/h100/counters/02_shared_transpose")
+    r.add_argument("--gpu", help="the GPU's name, for the note (default: the architecture)")
     a = ap.parse_args(argv)
     try:
+        if a.command == "record":
+            try:
+                with open(a.result, encoding="utf-8") as f:
+                    result = json.load(f)
+            except (OSError, json.JSONDecodeError) as e:
+                raise CountersError(f"cannot read {a.result}: {e}") from e
+            print(f"counters.py: {record(result, a.rubric, a.source, a.gpu)} solution values written into {a.rubric}")
+            return 0
         if a.command == "measure":
             if a.timeout <= 0:
                 raise CountersError("--timeout must be a positive number of seconds")

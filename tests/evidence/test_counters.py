@@ -213,10 +213,23 @@ class RubricTest(unittest.TestCase):
         self.assertEqual(exercises, {"01.strided_reads", "01.strided_writes", "02.tiled", "03.tile", "03.tile_in_flight",
                                      "05.tiled", "05.register_tiled", "06.padded", "06.swizzled"})
 
-    def test_no_solution_value_is_recorded_before_one_is_measured(self):
+    def test_every_recorded_solution_value_has_its_measurement_committed(self):
+        # `counters.py record` names the folder of the raw output in the note; without one, no value
         for n in ("01", "02", "03", "05", "06"):
-            for r in counters.load_rules(rubric_path(n))[1]:
-                self.assertNotIn("solution", r, f"lesson {n}: a counters solution value needs a GPU run behind it")
+            rubric, rules = counters.load_rules(rubric_path(n))
+            for r in rules:
+                if "solution" not in r:
+                    continue
+                folders = re.findall(r"raw ncu output in (\S+?)\.?(?:\s|$)", rubric["recorded"])
+                self.assertTrue(folders, f"lesson {n}: a solution value with no measurement named in \"recorded\"")
+                measured = set()
+                for folder in folders:
+                    path = os.path.join(ROOT, folder, "result.json")
+                    if os.path.exists(path):
+                        with open(path) as f:
+                            measured |= {row["yours"] for row in json.load(f)["rows"]}
+                for value in r["solution"].values():
+                    self.assertIn(value, measured, f"lesson {n}, {r['exercise']}: {value} is in no committed result")
 
     def test_malformed_rules_are_refused_with_the_reason(self):
         good = {"exercise": "x", "kernel": "k", "launch": "k", "test_case": "t", "metric": "a__b.sum", "per": None,
@@ -384,6 +397,37 @@ time.sleep(60)
         with contextlib.redirect_stderr(err):
             self.assertEqual(counters.main(["measure", self.check_binary(d), "--rubric", os.path.join(d, "none.json")]), 2)
         self.assertIn("cannot read the rubric", err.getvalue())
+
+    def test_record_writes_measured_values_and_nothing_else(self):
+        d = self.tmp()
+        rubric = os.path.join(d, "rubric.json")
+        shutil.copy(rubric_path("02"), rubric)
+        before = read(rubric)
+        ncu, _ = self.fake_ncu(d, os.path.join(HAND, "02_solution.csv"))
+        result = counters.measure(self.check_binary(d), rubric, ncu=ncu)
+        self.assertEqual(counters.record(result, rubric, "results/x/counters/02", "Some GPU"), 4)
+        after = read(rubric)
+        changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
+        self.assertEqual(len(before.splitlines()), len(after.splitlines()))
+        self.assertEqual(len(changed), 5)  # the note and the four counters rules
+        self.assertIn("measured on Some GPU by scripts/counters_run.sh, raw ncu output in results/x/counters/02.",
+                      changed[0][1])
+        self.assertNotIn(counters.NOT_RECORDED, after)
+        _, rules = counters.load_rules(rubric)
+        self.assertEqual([r["solution"] for r in rules], [{"sm_90": 1.06}, {"sm_90": 1.02}, {"sm_90": 4.5}, {"sm_90": 4.4}])
+        # the static rules and the speed list are untouched
+        self.assertEqual(json.loads(before)["rules"], json.loads(after)["rules"])
+        self.assertEqual(json.loads(before).get("speed"), json.loads(after).get("speed"))
+
+    def test_record_refuses_a_result_without_counters(self):
+        d = self.tmp()
+        ncu, _ = self.fake_ncu(d, os.path.join(HAND, "ERR_NVGPUCTRPERM.txt"))
+        rubric = os.path.join(d, "rubric.json")
+        shutil.copy(rubric_path("06"), rubric)
+        result = counters.measure(self.check_binary(d), rubric, ncu=ncu)
+        with self.assertRaises(counters.CountersError):
+            counters.record(result, rubric, "results/x", None)
+        self.assertEqual(read(rubric), read(rubric_path("06")))
 
     def test_json_output_and_the_judge_command(self):
         out = io.StringIO()
