@@ -1146,7 +1146,7 @@ class Grader:
             gradebook.finish_cell(cell.dir, "yes", str(g.passed), str(g.total), finding, str(g.course_passed), str(g.course_total),
                                   performance=perf)
             total = g.total
-        shown = perf["performance"] + (" (" + perf["short"] + ")" if perf.get("short") else "")
+        shown = perf["performance"] + (" (" + shorten(perf["short"], 120) + ")" if perf.get("short") else "")
         self.progress("%s: %s of %s test cases passed%s; performance %s" % (cell.label, g.passed if g else 0, total,
                                                                             " \u2014 " + finding if finding else "", shown))
         return stop
@@ -1165,7 +1165,7 @@ class Grader:
         facts, why = cell.static
         result = evidence.judge(self.rubrics[cell.lesson], g.evidence if g is not None else None, facts, None, facts_problem=why)
         gradebook.write_atomic(os.path.join(cell.dir, "evidence.json"),
-                               json.dumps(result, indent=1, sort_keys=True, allow_nan=False, default=str) + "\n")
+                               json.dumps(result, indent=1, sort_keys=True, default=str) + "\n")
         return {"performance": evidence.summary(result), "met": result["met"], "total": result["met"] + result["short"],
                 "short": result["first_short"], "contracts_broken": result["contracts_broken"]}
 
