@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "device_info.cuh"
 #include "results.hpp"
+#include "speed.cuh"
 #include "timer.cuh"
 #include "verify.hpp"
 #include "course_lessons.hpp"
@@ -16,6 +17,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -614,4 +616,202 @@ TEST_CASE("verdict: the file holds every test case and its counts, ends with \"c
     std::remove(path.c_str());
     CHECK_THROWS_AS(verdict::write(scratch_file("no_such_folder/verdict.json"), v), std::runtime_error);
     CHECK(verdict::to_json(verdict::Verdict{}).find("\"test_cases\": [],") != std::string::npos);
+}
+
+// ---------------------------------------------------------------- speed evidence (course::speed)
+namespace {
+std::string read_all(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+SpeedDetails details(std::uint32_t runs, double spread) {
+    SpeedDetails d;
+    d.runs = runs;
+    d.spread = spread;
+    d.shape = "8192x4096";
+    d.gpu = "Test GPU \"quoted\"";
+    return d;
+}
+}  // namespace
+
+TEST_CASE("course::speed: the runner's measurement reaches the judge's evidence beside the judge's own; a missing one is null") {
+    const std::string path = scratch_file("course_transcript_speed.bin");
+    transcript::start_recording(path);
+    transcript::begin_test_case("speed: 02.tiled");
+    speed("02.tiled", "transpose_tiled<33>", 0.318, "copy", 0.301, details(21, 0.012));
+    CHECK(submitted(7) == 7);  // a value after the speed record keeps its own position
+    transcript::begin_test_case("speed: 01.strided_reads");  // the runner stops before its speed record
+    transcript::stop();
+
+    const std::size_t before = transcript::evidence().size();
+    const transcript::Counts counts_before = transcript::counts();
+    transcript::start_judging(path);
+    transcript::begin_test_case("speed: 02.tiled");
+    speed("02.tiled", "transpose_tiled<33>", 0.309, "copy", 0.300, details(21, 0.010));
+    CHECK(submitted(0) == 7);
+    transcript::begin_test_case("speed: 01.strided_reads");
+    CHECK_NOTHROW(speed("01.strided_reads", "transpose_naive_reads", 1.5, "copy", 0.3, details(21, 0.02)));
+    const transcript::Counts counts_after = transcript::counts();
+    transcript::stop();
+    CHECK(counts_after.missing == counts_before.missing);  // no speed record is not a missing value
+    CHECK(counts_after.inconsistent == counts_before.inconsistent);
+    CHECK(counts_after.asked - counts_before.asked == 1);  // only submitted() asks
+
+    const std::vector<verdict::SpeedEvidence>& all = transcript::evidence();
+    REQUIRE(all.size() == before + 2);
+    const verdict::SpeedEvidence& e = all[before];
+    CHECK(e.exercise == "02.tiled");
+    CHECK(e.test_case == "speed: 02.tiled");
+    CHECK(e.kernel == "transpose_tiled<33>");
+    CHECK(e.ceiling == "copy");
+    CHECK(e.shape == "8192x4096");
+    REQUIRE(e.submission.has_value());
+    CHECK(e.submission->ms == 0.318);  // the runner's, bit for bit
+    CHECK(e.submission->ceiling_ms == 0.301);
+    CHECK(e.submission->runs == 21);
+    CHECK(e.submission->spread == 0.012);
+    CHECK(e.solution.ms == 0.309);  // the judge's own
+    CHECK(e.solution.ceiling_ms == 0.300);
+    CHECK_FALSE(all[before + 1].submission.has_value());
+    CHECK(all[before + 1].solution.ms == 1.5);
+
+    verdict::Verdict v;
+    v.evidence.assign(all.begin() + static_cast<long>(before), all.end());
+    const std::string json = verdict::to_json(v);
+    CHECK(json.find("\"evidence\": [\n    {\"exercise\": \"02.tiled\", \"test_case\": \"speed: 02.tiled\", "
+                    "\"kernel\": \"transpose_tiled<33>\", \"ceiling\": \"copy\", \"shape\": \"8192x4096\",\n"
+                    "     \"submission\": {\"ms\": 0.318, \"ceiling_ms\": 0.301, \"runs\": 21, \"spread\": 0.012},\n"
+                    "     \"solution\": {\"ms\": 0.309, \"ceiling_ms\": 0.3, \"runs\": 21, \"spread\": 0.01}}") != std::string::npos);
+    CHECK(json.find("\"submission\": null,\n     \"solution\": {\"ms\": 1.5,") != std::string::npos);
+    CHECK(json.find("],\n  \"complete\": true\n}\n") != std::string::npos);  // evidence comes before "complete"
+    CHECK(verdict::to_json(verdict::Verdict{}).find("\"evidence\": [],\n  \"complete\"") != std::string::npos);
+    std::remove(path.c_str());
+}
+
+TEST_CASE("course::speed: a forged speed record (another size or type, a non-finite number) is inconsistent, never read as a time") {
+    const std::string path = scratch_file("course_transcript_speed_forged.bin");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::string nan_record(32, '\0');
+    std::memcpy(&nan_record[0], &nan, sizeof nan);  // ms = NaN, the rest 0
+    std::string huge_runs(32, '\0');
+    const double ok_ms = 0.25;
+    std::memcpy(&huge_runs[0], &ok_ms, sizeof ok_ms);
+    std::memcpy(&huge_runs[8], &ok_ms, sizeof ok_ms);
+    huge_runs[24] = huge_runs[25] = huge_runs[26] = huge_runs[27] = '\xff';  // runs = 2^32 - 1: kept as a number
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << "course-transcript 1\n";
+        put_record(out, "A#1", "course::speed 1", std::string(1000, 'x'));  // another size
+        put_record(out, "B#1", "d", std::string(32, '\0'));                 // another type, the right size
+        put_record(out, "C#1", "course::speed 1", nan_record);
+        put_record(out, "D#1", "course::speed 1", huge_runs);
+    }
+    const std::size_t before = transcript::evidence().size();
+    const transcript::Counts counts_before = transcript::counts();
+    transcript::start_judging(path);
+    for (const char* name : {"A", "B", "C"}) {
+        CAPTURE(std::string(name));
+        transcript::begin_test_case(name);
+        CHECK_THROWS_WITH_AS(speed(name, "k", 1.0, "copy", 1.0), doctest::Contains("inconsistent transcript"),
+                             SubmissionOutputError);
+    }
+    transcript::begin_test_case("D");
+    CHECK_NOTHROW(speed("D", "k", 1.0, "copy", 1.0));
+    transcript::stop();
+    CHECK(transcript::counts().inconsistent - counts_before.inconsistent == 3);
+    CHECK(transcript::counts().missing == counts_before.missing);
+    const auto& all = transcript::evidence();
+    REQUIRE(all.size() == before + 4);
+    for (std::size_t i = before; i < before + 3; ++i) CHECK_FALSE(all[i].submission.has_value());  // kept, as null
+    REQUIRE(all[before + 3].submission.has_value());
+    CHECK(all[before + 3].submission->runs == 4294967295u);
+    CHECK(verdict::json_sample(*all[before + 3].submission) == "{\"ms\": 0.25, \"ceiling_ms\": 0.25, \"runs\": 4294967295, \"spread\": 0}");
+    std::remove(path.c_str());
+}
+
+TEST_CASE("course::speed: --evidence FILE gets one JSON line per speed report; an unwritable one is refused at once") {
+    const std::string path = scratch_file("course_evidence_test.jsonl");
+    std::remove(path.c_str());
+    set_evidence_file(path);
+    transcript::begin_test_case("speed: 02.tiled");
+    speed("02.tiled", "transpose_tiled<33>", 0.318, "copy", 0.301, details(21, 0.012));
+    speed("02.tiled", "transpose_tiled<33>", 0.5, "copy", 0.25, details(15, 0.5));
+    set_evidence_file("");  // off again
+    CHECK(read_all(path) ==
+          "{\"exercise\":\"02.tiled\",\"kernel\":\"transpose_tiled<33>\",\"ms\":0.318,\"ceiling\":\"copy\",\"ceiling_ms\":0.301,"
+          "\"runs\":21,\"spread\":0.012,\"gpu\":\"Test GPU \\\"quoted\\\"\",\"shape\":\"8192x4096\"}\n"
+          "{\"exercise\":\"02.tiled\",\"kernel\":\"transpose_tiled<33>\",\"ms\":0.5,\"ceiling\":\"copy\",\"ceiling_ms\":0.25,"
+          "\"runs\":15,\"spread\":0.5,\"gpu\":\"Test GPU \\\"quoted\\\"\",\"shape\":\"8192x4096\"}\n");
+    CHECK_THROWS_AS(set_evidence_file(scratch_file("no_such_folder/evidence.jsonl")), UsageError);
+    std::remove(path.c_str());
+}
+
+TEST_CASE("verdict: numbers are the shortest text that reads back the same double; non-finite ones are null") {
+    CHECK(verdict::json_number(0.318) == "0.318");
+    CHECK(verdict::json_number(0.1 + 0.2) == "0.30000000000000004");
+    CHECK(verdict::json_number(1e-9) == "1e-09");
+    CHECK(verdict::json_number(-2) == "-2");
+    CHECK(verdict::json_number(std::numeric_limits<double>::infinity()) == "null");
+    CHECK(verdict::json_number(std::nan("")) == "null");
+}
+
+TEST_CASE("--small: skip_shape leaves out shapes above 2^20 elements, and only under --small") {
+    const bool given = small_run();  // this run's own --small, put back below
+    set_small_run(false);
+    CHECK_FALSE(skip_shape(1LL << 30));
+    set_small_run(true);
+    CHECK_FALSE(skip_shape(1));
+    CHECK_FALSE(skip_shape(kSmallElements));
+    CHECK(skip_shape(kSmallElements + 1));
+    set_small_run(given);
+}
+
+TEST_CASE("speed cases: row_hashes changes only the hash of a row with a changed word, and compare_rows names it") {
+    const std::vector<float> m = random_floats(6 * 5, 3);
+    const auto h = row_hashes(m, 5);
+    REQUIRE(h.size() == 6);
+    for (std::size_t i = 1; i < h.size(); ++i) CHECK(h[i] != h[i - 1]);
+    std::vector<float> changed = m;
+    changed[3 * 5 + 4] = std::nextafter(changed[3 * 5 + 4], 2.0f);  // one bit of row 3
+    const auto g = row_hashes(changed, 5);
+    for (std::size_t r = 0; r < h.size(); ++r) CHECK((g[r] != h[r]) == (r == 3));
+    const VerifyResult r = compare_rows(changed, m, 5);
+    CHECK(r.mismatches == 1);
+    REQUIRE(r.first.has_value());
+    CHECK(r.first->row == 3);
+    CHECK(compare_rows(m, m, 5).ok());
+    std::vector<float> swapped = m;  // the same words in another order: another hash
+    std::swap(swapped[0], swapped[1]);
+    CHECK_FALSE(compare_rows(swapped, m, 5).ok());
+    std::vector<double> d(12, 1.0);  // 8-byte and 1-byte elements: every byte counts
+    std::vector<double> d2 = d;
+    d2[11] = std::nextafter(1.0, 2.0);
+    CHECK(compare_rows(d2, d, 4).mismatches == 1);
+    std::vector<char> c(7, 'a'), c2 = c;
+    c2[6] = 'b';  // the last byte of a row of 7 (past the whole 4-byte words)
+    CHECK(compare_rows(c2, c, 7).mismatches == 1);
+}
+
+TEST_CASE("speed cases: transpose_row_hashes is row_hashes of the CPU transpose; speed_floats is seeded, in [-1, 1)") {
+    for (const auto& [rows, cols] : {std::pair{1, 1}, std::pair{37, 19}, std::pair{5, 64}, std::pair{64, 33}}) {
+        CAPTURE(rows);
+        CAPTURE(cols);
+        const std::vector<float> m = speed_floats(static_cast<std::size_t>(rows) * cols, 9);
+        CHECK(transpose_row_hashes(m, rows, cols) == row_hashes(transpose_cpu(m, rows, cols), rows));
+    }
+    const std::vector<float> a = speed_floats(100000, 1);
+    CHECK(a == speed_floats(100000, 1));
+    CHECK(a != speed_floats(100000, 2));
+    int zeros = 0;
+    double sum = 0;
+    for (float x : a) {
+        CHECK(x >= -1.0f);
+        CHECK(x < 1.0f);
+        zeros += x == 0.0f;
+        sum += x;
+    }
+    CHECK(zeros < 3);
+    CHECK(std::fabs(sum / a.size()) < 0.01);  // centred: both signs
 }

@@ -5,6 +5,9 @@
 //     A graded check then judges the submission's value, recorded where it ran;
 //   * every random input is drawn with course::seeded(seed), which mixes in the grader's seed.
 // Outside grading neither changes anything.
+// Each exercise also has a test case `speed: <id>` (common/speed.cuh) that times the exercise's
+// kernel beside the lesson's ceiling and reports both with course::speed (transcript.hpp); under
+// --small those are left out, and every GPU test case skips its shapes where course::skip_shape(n).
 //
 // Host test cases are plain TEST_CASEs. Test cases that need a GPU are declared with
 // GPU_TEST_CASE: they belong to the doctest suite "gpu", which the course's test main
@@ -15,7 +18,7 @@
 
 #include <doctest/doctest.h>
 
-#include "transcript.hpp"  // course::submitted, course::seeded, course::with_hidden_shapes
+#include "transcript.hpp"  // course::submitted, course::seeded, course::with_hidden_shapes, course::speed, course::skip_shape
 
 /// The description that marks a test case as the course's own (check_main.hpp reads it).
 #define COURSE_OWN_TEST_CASE "the course's own code"

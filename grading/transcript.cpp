@@ -15,12 +15,17 @@
 // buffer: what the judge holds is bounded by what its check asks for, whatever the file says. At
 // most kMaxRecords records are read in one run (far more than any check asks for): past that the
 // file counts as malformed.
+//
+// A speed record (course::speed) is a record like the others, at its position in its test case, of
+// the type "course::speed 1" and exactly 32 bytes (SpeedRecord below): the judge reads it only if
+// both match, so a forged one costs what any other record costs.
 #include "transcript.hpp"
 
 #include "cli.hpp"
 #include "course_lessons.hpp"  // generated from lessons/lessons.txt
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,6 +65,8 @@ struct State {
     std::string test_case;
     std::size_t position = 0;
     Counts counts;
+    bool small = false;                                // --small
+    std::vector<verdict::SpeedEvidence> evidence;      // the judge's, for the verdict
 };
 State& state() {
     static State s;
@@ -156,9 +163,11 @@ void start_judging(const std::string& path) {
 void stop() {
     State& s = state();
     if (s.file) std::fclose(s.file);
-    const Counts running = s.counts;  // running totals: the verdict's counts are differences of them
-    s = State{};
-    s.counts = running;
+    State kept = State{};  // what belongs to the whole run: the running totals (the verdict's counts
+    kept.counts = s.counts;  // are differences of them), the evidence so far, --small
+    kept.evidence = std::move(s.evidence);
+    kept.small = s.small;
+    s = std::move(kept);
 }
 
 void begin_test_case(const std::string& name) {
@@ -175,27 +184,27 @@ std::size_t missing_count() { return state().counts.missing; }
 std::size_t inconsistent_count() { return state().counts.inconsistent; }
 Counts counts() { return state().counts; }
 
-void exchange(const char* type, void* data, std::size_t bytes) {
-    State& s = state();
-    ++s.counts.asked;
-    if (s.role == Role::Plain) {
-        ++s.counts.submitted;
-        return;
-    }
+namespace {
+
+/// Runner: appends one record (key = this test case and the next position). Throws if it cannot.
+void write_record(State& s, const char* type, const void* data, std::size_t bytes) {
     const std::string key = s.test_case + "#" + std::to_string(++s.position);
-    if (s.role == Role::Record) {
-        const std::uint32_t key_len = static_cast<std::uint32_t>(key.size());
-        const std::uint32_t type_len = static_cast<std::uint32_t>(std::strlen(type));
-        const std::uint64_t n = bytes;
-        bool ok = std::fwrite(&key_len, sizeof key_len, 1, s.file) == 1 && std::fwrite(key.data(), 1, key_len, s.file) == key_len &&
-                  std::fwrite(&type_len, sizeof type_len, 1, s.file) == 1 && std::fwrite(type, 1, type_len, s.file) == type_len &&
-                  std::fwrite(&n, sizeof n, 1, s.file) == 1 && (bytes == 0 || std::fwrite(data, 1, bytes, s.file) == bytes);
-        ok = std::fflush(s.file) == 0 && ok;  // a crash later must not lose what is already known
-        if (!ok) throw std::runtime_error("--record: could not write the transcript (file size limit or disk full?)");
-        ++s.counts.submitted;
-        return;
-    }
-    const std::string where = "value #" + std::to_string(s.position) + " of this test case";
+    const std::uint32_t key_len = static_cast<std::uint32_t>(key.size());
+    const std::uint32_t type_len = static_cast<std::uint32_t>(std::strlen(type));
+    const std::uint64_t n = bytes;
+    bool ok = std::fwrite(&key_len, sizeof key_len, 1, s.file) == 1 && std::fwrite(key.data(), 1, key_len, s.file) == key_len &&
+              std::fwrite(&type_len, sizeof type_len, 1, s.file) == 1 && std::fwrite(type, 1, type_len, s.file) == type_len &&
+              std::fwrite(&n, sizeof n, 1, s.file) == 1 && (bytes == 0 || std::fwrite(data, 1, bytes, s.file) == bytes);
+    ok = std::fflush(s.file) == 0 && ok;  // a crash later must not lose what is already known
+    if (!ok) throw std::runtime_error("--record: could not write the transcript (file size limit or disk full?)");
+}
+
+enum class Lookup { Found, Missing, Inconsistent };
+
+/// Judge: the value at the next position of this test case, read into `data` where it has this
+/// type and size. Otherwise `why` says what is wrong, and nothing is read.
+Lookup look_up(State& s, const char* type, void* data, std::size_t bytes, std::string& why) {
+    const std::string where = "value #" + std::to_string(++s.position) + " of this test case";
     // The record at hand, past those the judge did not ask for (see the top of this file).
     bool found = false;
     while (read_record(s)) {
@@ -209,29 +218,134 @@ void exchange(const char* type, void* data, std::size_t bytes) {
         break;  // this value, or one that comes later: then this one is missing
     }
     if (!found) {
-        ++s.counts.missing;
-        throw SubmissionOutputError("the submission's run recorded no " + where +
-                                    (s.malformed.empty() ? std::string(" (it stopped, crashed or went another way before it)")
-                                                         : "; " + s.malformed));
+        why = "the submission's run recorded no " + where +
+              (s.malformed.empty() ? std::string(" (it stopped, crashed or went another way before it)") : "; " + s.malformed);
+        return Lookup::Missing;
     }
     const Record r = s.record;
     consume(s);
     if (r.type != type || r.bytes != bytes) {
-        ++s.counts.inconsistent;
         std::ostringstream m;
         m << "inconsistent transcript: the submission's " << where << " is " << r.bytes << " bytes";
         if (r.type != type) m << " of another type";
         m << ", the check expects " << bytes << " bytes";
-        throw SubmissionOutputError(m.str());
+        why = m.str();
+        return Lookup::Inconsistent;
     }
     if (bytes > 0 && (std::fseek(s.file, static_cast<long>(r.data_at), SEEK_SET) != 0 || std::fread(data, 1, bytes, s.file) != bytes)) {
-        ++s.counts.inconsistent;
-        throw SubmissionOutputError("the transcript could not be read at " + where);
+        why = "the transcript could not be read at " + where;
+        return Lookup::Inconsistent;
     }
-    ++s.counts.submitted;
+    return Lookup::Found;
 }
 
+}  // namespace
+
+void exchange(const char* type, void* data, std::size_t bytes) {
+    State& s = state();
+    ++s.counts.asked;
+    if (s.role == Role::Plain) {
+        ++s.counts.submitted;
+        return;
+    }
+    if (s.role == Role::Record) {
+        write_record(s, type, data, bytes);
+        ++s.counts.submitted;
+        return;
+    }
+    std::string why;
+    switch (look_up(s, type, data, bytes, why)) {
+        case Lookup::Found: ++s.counts.submitted; return;
+        case Lookup::Missing: ++s.counts.missing; break;
+        case Lookup::Inconsistent: ++s.counts.inconsistent; break;
+    }
+    throw SubmissionOutputError(why);
+}
+
+const std::vector<verdict::SpeedEvidence>& evidence() { return state().evidence; }
+
+namespace {
+
+/// A speed record's value: fixed size, so a record of any other size is refused unread.
+struct SpeedRecord {
+    double ms, ceiling_ms, spread;
+    std::uint32_t runs, unused;
+};
+static_assert(sizeof(SpeedRecord) == 32, "a speed record is 32 bytes");
+constexpr char kSpeedType[] = "course::speed 1";  // no C++ type's mangled name looks like this
+
+std::string& evidence_file() {
+    static std::string path;
+    return path;
+}
+
+/// One line of --evidence FILE (JSON Lines): the measurement of this process.
+std::string evidence_line(const verdict::SpeedEvidence& e, const verdict::SpeedSample& m, const std::string& gpu) {
+    using verdict::json_number;
+    using verdict::json_string;
+    return "{\"exercise\":" + json_string(e.exercise) + ",\"kernel\":" + json_string(e.kernel) + ",\"ms\":" + json_number(m.ms) +
+           ",\"ceiling\":" + json_string(e.ceiling) + ",\"ceiling_ms\":" + json_number(m.ceiling_ms) +
+           ",\"runs\":" + std::to_string(m.runs) + ",\"spread\":" + json_number(m.spread) + ",\"gpu\":" + json_string(gpu) +
+           ",\"shape\":" + json_string(e.shape) + "}\n";
+}
+
+}  // namespace
+
 }  // namespace transcript
+
+void set_evidence_file(const std::string& path) {
+    transcript::evidence_file().clear();
+    if (path.empty()) return;
+    std::FILE* f = std::fopen(path.c_str(), "ab");
+    if (!f) throw UsageError("--evidence " + path + ": cannot append to it (" + std::strerror(errno) + ")");
+    std::fclose(f);
+    transcript::evidence_file() = path;
+}
+
+void set_small_run(bool small) { transcript::state().small = small; }
+bool small_run() { return transcript::state().small; }
+
+void speed(const std::string& exercise, const std::string& kernel, double ms, const std::string& ceiling, double ceiling_ms,
+           const SpeedDetails& details) {
+    using transcript::Lookup;
+    transcript::State& s = transcript::state();
+    verdict::SpeedEvidence e;
+    e.exercise = exercise;
+    e.test_case = s.test_case;
+    e.kernel = kernel;
+    e.ceiling = ceiling;
+    e.shape = details.shape;
+    e.solution = verdict::SpeedSample{ms, ceiling_ms, details.runs, details.spread};  // this process's (the judge's: the course's)
+
+    std::printf("speed %s: %s %.3f ms, %s %.3f ms (%.1f%% of the ceiling) on %s\n", exercise.c_str(), kernel.c_str(), ms,
+                ceiling.c_str(), ceiling_ms, ms > 0 ? 100.0 * ceiling_ms / ms : 0.0,
+                details.gpu.empty() ? "this GPU" : details.gpu.c_str());
+    std::fflush(stdout);
+    if (!transcript::evidence_file().empty()) {
+        const std::string line = transcript::evidence_line(e, e.solution, details.gpu);
+        std::FILE* f = std::fopen(transcript::evidence_file().c_str(), "ab");
+        const bool ok = f && std::fwrite(line.data(), 1, line.size(), f) == line.size();
+        if (f && std::fclose(f) != 0) throw std::runtime_error("--evidence " + transcript::evidence_file() + ": could not write");
+        if (!ok) throw std::runtime_error("--evidence " + transcript::evidence_file() + ": could not write");
+    }
+
+    transcript::SpeedRecord r{ms, ceiling_ms, details.spread, details.runs, 0};
+    if (s.role == transcript::Role::Record) transcript::write_record(s, transcript::kSpeedType, &r, sizeof r);
+    if (s.role != transcript::Role::Judge) return;
+    std::string why;
+    const Lookup found = transcript::look_up(s, transcript::kSpeedType, &r, sizeof r, why);
+    const bool plausible_numbers = std::isfinite(r.ms) && std::isfinite(r.ceiling_ms) && std::isfinite(r.spread);
+    if (found == Lookup::Found && plausible_numbers) e.submission = verdict::SpeedSample{r.ms, r.ceiling_ms, r.runs, r.spread};
+    s.evidence.push_back(e);  // a missing record: "submission": null, and the test case goes on
+    if (found == Lookup::Found && !plausible_numbers) why = "inconsistent transcript: the submission's speed record holds a number that is not finite";
+    if (found == Lookup::Inconsistent || (found == Lookup::Found && !plausible_numbers)) {
+        ++s.counts.inconsistent;
+        throw SubmissionOutputError(why);
+    }
+    if (e.submission)
+        std::printf("speed %s: the submission's run recorded %.3f ms, %s %.3f ms\n", exercise.c_str(), r.ms, ceiling.c_str(), r.ceiling_ms);
+}
+
 
 namespace {
 std::uint32_t g_input_seed = 0;

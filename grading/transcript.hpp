@@ -15,6 +15,10 @@
 // test case; a value of the wrong type or size is reported as an inconsistent transcript.
 // In a normal run (a student's own check, the lessons) none of this happens: submitted(x) is x.
 //
+// A `speed: <id>` test case times the exercise's kernel and the lesson's ceiling in the check's own
+// process and reports them with course::speed (below): the runner records them as a record of their
+// own kind, the judge (which timed the course's kernel) puts both into the verdict's "evidence".
+//
 // Both roles also take `--seed N` (mixed into every random input by course::seeded, drawn by the
 // grader at grading time) and `--hidden-shapes FILE` (an instructor's extra shapes, see hidden_shapes()).
 // This is the checks' side of grading: the lessons and the helpers they include (common/) never
@@ -30,6 +34,8 @@
 #include <typeinfo>
 #include <utility>
 #include <vector>
+
+#include "verdict.hpp"  // verdict::SpeedSample, verdict::SpeedEvidence
 
 namespace course {
 
@@ -73,6 +79,9 @@ Counts counts();
 void set_lesson(const std::string& lesson);
 const std::string& lesson();
 
+/// Judge: the speed evidence of the test cases run so far (speed() below), for the verdict.
+const std::vector<verdict::SpeedEvidence>& evidence();
+
 /// The seam: `bytes` bytes at `data` are a value of type `type` that the submission produced.
 /// Record: appended. Judge: overwritten with the recorded value (or throws SubmissionOutputError).
 /// A normal run: counted (Counts), nothing else.
@@ -112,6 +121,38 @@ T submitted(T value) {
         return submitted_compound(std::move(value));
     }
 }
+
+/// What course::speed reports beside the two times (common/speed.cuh fills it).
+struct SpeedDetails {
+    std::uint32_t runs = 0;  // timed runs of each, after the warm-up
+    double spread = 0;       // (slowest - fastest) / median of the kernel's runs
+    std::string shape;       // "8192x4096"
+    std::string gpu;         // the GPU's name
+};
+
+/// A `speed: <id>` test case's one report: `kernel` took `ms` (the median of its timed runs), the
+/// lesson's ceiling (`ceiling`: "copy", "CUB sum", "cuBLAS SGEMM") `ceiling_ms`, both timed in this
+/// process. Every role prints one line ("speed 02.tiled: ... (94.7% of the ceiling) on GPU") and,
+/// with --evidence FILE, appends it to FILE as a JSON line. Runner: also recorded in the transcript,
+/// at this point of the test case. Judge: the runner's record at the same point, with this run's
+/// (the course's kernel), becomes the verdict's evidence; no record there gives "submission": null,
+/// a record that cannot be a measurement (another size or kind, a non-finite number) also counts
+/// as an inconsistent value and fails the test case (SubmissionOutputError, after the evidence is kept).
+void speed(const std::string& exercise, const std::string& kernel, double ms, const std::string& ceiling,
+           double ceiling_ms, const SpeedDetails& details = {});
+/// --evidence FILE: where speed() appends its JSON lines ("": nowhere). Refuses (UsageError) a file it
+/// cannot append to.
+void set_evidence_file(const std::string& path);
+
+/// --small: the memcheck subset. GPU test cases run only their shapes of at most kSmallElements
+/// elements, and the `speed: ...` test cases are left out (check_main.hpp). Runner and judge must
+/// both be given it, or neither: the judge looks values up by their position in a test case.
+constexpr long long kSmallElements = 1LL << 20;
+bool small_run();
+void set_small_run(bool small);
+/// True where a shape of `elements` elements (the largest buffer of a test) is left out of this run:
+/// `if (course::skip_shape(rows * cols)) continue;`
+inline bool skip_shape(long long elements) { return small_run() && elements > kSmallElements; }
 
 /// The seed the grader drew (--seed; 0 outside grading).
 std::uint32_t input_seed();

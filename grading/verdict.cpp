@@ -3,7 +3,9 @@
 #include "verdict.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -110,6 +112,21 @@ std::string one_line(std::string_view text, std::size_t max_bytes) {
     return out;
 }
 
+std::string json_number(double x) {
+    if (!std::isfinite(x)) return "null";  // JSON has no NaN or infinity
+    char buf[32];
+    for (int digits = 6; digits <= 17; ++digits) {  // as short as reads back exactly
+        std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+        if (std::strtod(buf, nullptr) == x) break;
+    }
+    return buf;
+}
+
+std::string json_sample(const SpeedSample& s) {
+    return "{\"ms\": " + json_number(s.ms) + ", \"ceiling_ms\": " + json_number(s.ceiling_ms) +
+           ", \"runs\": " + std::to_string(s.runs) + ", \"spread\": " + json_number(s.spread) + "}";
+}
+
 std::string to_json(const Verdict& v) {
     std::string j = "{\n  \"format\": 1,\n";
     j += "  \"lesson\": " + json_string(v.lesson) + ",\n";
@@ -128,6 +145,17 @@ std::string to_json(const Verdict& v) {
         j += ", \"failure\": " + (t.failure ? json_string(*t.failure) : std::string("null")) + "}";
     }
     j += v.test_cases.empty() ? "],\n" : "\n  ],\n";
+    j += "  \"evidence\": [";
+    for (std::size_t i = 0; i < v.evidence.size(); ++i) {
+        const SpeedEvidence& e = v.evidence[i];
+        j += i == 0 ? "\n" : ",\n";
+        j += "    {\"exercise\": " + json_string(e.exercise) + ", \"test_case\": " + json_string(e.test_case) +
+             ", \"kernel\": " + json_string(e.kernel) + ", \"ceiling\": " + json_string(e.ceiling) +
+             ", \"shape\": " + json_string(e.shape);
+        j += ",\n     \"submission\": " + (e.submission ? json_sample(*e.submission) : std::string("null"));
+        j += ",\n     \"solution\": " + json_sample(e.solution) + "}";
+    }
+    j += v.evidence.empty() ? "],\n" : "\n  ],\n";
     j += "  \"complete\": true\n}\n";  // last: only a file written to its end says so
     return j;
 }

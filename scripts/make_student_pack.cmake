@@ -38,9 +38,9 @@ file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts") 
 # link), never the grader itself; and the list of lessons CMakeLists.txt builds from.
 file(GLOB harness "${root}/grading/*.hpp" "${root}/grading/*.cpp")
 file(COPY ${harness} DESTINATION "${stage}/grading")
-# The static and speed evidence `scripts/exercises.sh check` prints (it reads the student's own
+# The static, speed and counters evidence `scripts/exercises.sh check` prints (it reads the student's own
 # binary and run) and each lesson's rubric.json below: not the grader.
-file(COPY "${root}/grading/static_evidence.py" "${root}/grading/evidence.py" DESTINATION "${stage}/grading")
+file(COPY "${root}/grading/static_evidence.py" "${root}/grading/evidence.py" "${root}/grading/counters.py" DESTINATION "${stage}/grading")
 file(COPY "${root}/lessons/lessons.txt" DESTINATION "${stage}/lessons")
 # The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
 # the charts they show.

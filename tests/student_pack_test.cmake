@@ -54,7 +54,7 @@ foreach(exercise IN LISTS exercises)
 endforeach()
 # The static evidence `scripts/exercises.sh check` shows: the tool and each lesson's rubric.
 file(GLOB rubrics RELATIVE "${root}" "${root}/lessons/[0-9][0-9]_*/rubric.json")
-foreach(file grading/static_evidence.py grading/evidence.py ${rubrics})
+foreach(file grading/static_evidence.py grading/evidence.py grading/counters.py ${rubrics})
   string(FIND "${listing}" "${name}/${file}\n" at)
   if(at EQUAL -1)
     fail("the archive lacks ${file}")

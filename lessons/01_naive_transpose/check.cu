@@ -3,6 +3,7 @@
 // point the same check at a student's main.cu: see add_lesson() in CMakeLists.txt.
 #include COURSE_LESSON_SOURCE
 
+#include "speed.cuh"
 #include "testing.hpp"
 
 #include <utility>
@@ -64,6 +65,7 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : course::with_hidden_shapes(kShapes, "01_naive_transpose")) {
             const int rows = shape.first, cols = shape.second;
+            if (course::skip_shape(1LL * rows * cols)) continue;  // --small: the memcheck subset
             INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
@@ -83,6 +85,7 @@ GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also fr
         for (const auto& shape : course::with_hidden_shapes(kShapes, "01_naive_transpose")) {
             for (int offset : {0, 1}) {  // 1: one float past the base, so float4 accesses must fall back
                 const int rows = shape.first, cols = shape.second;
+                if (course::skip_shape(1LL * rows * cols)) continue;  // --small: the memcheck subset
                 INFO("kernel: ", std::string(k.name));
                 CAPTURE(rows);
                 CAPTURE(cols);
@@ -101,4 +104,13 @@ GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also fr
             }
         }
     }
+}
+
+// Each exercise's naive transpose beside a copy of the same bytes (common/speed.cuh).
+GPU_TEST_CASE("speed: 01.strided_reads") {
+    course::check_transpose_speed("01.strided_reads", "transpose_naive_strided_reads", launch_transpose_naive_strided_reads);
+}
+
+GPU_TEST_CASE("speed: 01.strided_writes") {
+    course::check_transpose_speed("01.strided_writes", "transpose_naive_strided_writes", launch_transpose_naive_strided_writes);
 }

@@ -2,6 +2,7 @@
 // COURSE_LESSON_SOURCE), so the kernels tested are the ones the lesson runs.
 #include COURSE_LESSON_SOURCE
 
+#include "speed.cuh"
 #include "testing.hpp"
 
 #include <algorithm>
@@ -76,6 +77,7 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : course::with_hidden_shapes(kShapes, "02_shared_transpose")) {
             const int rows = shape.first, cols = shape.second;
+            if (course::skip_shape(1LL * rows * cols)) continue;  // --small: the memcheck subset
             INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
@@ -122,4 +124,9 @@ GPU_TEST_CASE("reverse_in_block_static refuses sizes it cannot hold, before laun
     CUDA_CHECK(cudaDeviceSynchronize());
     CHECK(cudaGetLastError() == cudaSuccess);
     CHECK(course::submitted(d.to_host()) == host);  // untouched
+}
+
+// The exercise's kernel with the padded tile, as the lesson runs it, beside a copy of the same bytes.
+GPU_TEST_CASE("speed: 02.tiled") {
+    course::check_transpose_speed("02.tiled", "transpose_tiled<33>", launch_transpose_tiled<kTile + 1>);
 }

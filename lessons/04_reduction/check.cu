@@ -4,6 +4,7 @@
 // under compute-sanitizer's racecheck and synccheck, which must stay clean.)
 #include COURSE_LESSON_SOURCE
 
+#include "speed.cuh"
 #include "testing.hpp"
 
 #include <cstdint>
@@ -177,6 +178,7 @@ TEST_CASE("the command line refuses n = 0, negative, non-numeric and too large n
 
 GPU_TEST_CASE("every variant is within its error bound of the double reference, values of both signs") {
     for (const long long n : sizes()) {
+        if (course::skip_shape(n)) continue;  // --small: the memcheck subset
         const std::vector<float> x = course::random_floats(static_cast<std::size_t>(n), course::seeded(static_cast<std::uint32_t>(n)));
         const double reference = sum_cpu<double>(x), sum_abs = sum_abs_cpu(x);
         OnDevice gpu(x);
@@ -208,6 +210,7 @@ GPU_TEST_CASE("on small integers every variant is exact: no element dropped or c
 }
 
 GPU_TEST_CASE("at 2^26 + 7 the looping variants count every element exactly once") {
+    if (course::skip_shape(kLargest)) return;  // --small: the memcheck subset
     // Mostly zeros, some ones (and the last 7, the float4 tail, all ones): sum|x_i| < 2^24, so the
     // sum is exact in any order. The one-element-per-thread kernels have no loop; their indexing is
     // the same at every size and is covered above.
@@ -290,3 +293,62 @@ GPU_TEST_CASE("block_sum_tree: every thread of the block returns the block's tot
         CHECK(wrong == 0);
     }
 }
+
+// ---------------------------------------------------------------- speed (common/speed.cuh)
+
+namespace {
+
+/// The speed cases' input: 2^26 floats of both signs (256 MiB, over 4x the L2 of an H100 or H200)
+/// and its double reference, drawn once for the three of them.
+struct SpeedInput {
+    std::vector<float> x;
+    double reference, sum_abs;
+};
+const SpeedInput& speed_input() {
+    static const SpeedInput in = [] {
+        std::vector<float> x = course::speed_floats(std::size_t{1} << 26, course::seeded(0x5eed));
+        const double reference = sum_cpu<double>(x), sum_abs = sum_abs_cpu(x);
+        return SpeedInput{std::move(x), reference, sum_abs};
+    }();
+    return in;
+}
+
+/// The variant of kVariants that `launch` runs.
+const Variant& variant(void (*launch)(const float*, long long, float*, Workspace&)) {
+    for (const Variant& v : kVariants)
+        if (v.launch == launch) return v;
+    throw std::logic_error("no such variant");
+}
+
+/// `v` beside CUB's sum of the same input, then its result (the timed runs' last) against the bound.
+void check_reduction_speed(const char* exercise, const Variant& v) {
+    const SpeedInput& s = speed_input();
+    const long long n = static_cast<long long>(s.x.size());
+    course::DeviceBuffer<float> in(s.x), out(1);
+    Workspace ws(n, course::query_device().sm_count);
+    std::size_t cub_bytes = 0;
+    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in.data(), out.data(), static_cast<int>(n)));
+    course::DeviceBuffer<unsigned char> cub_scratch(cub_bytes);
+    const course::Timing cub = course::time_speed([&] {
+        CUDA_CHECK(cub::DeviceReduce::Sum(cub_scratch.data(), cub_bytes, in.data(), out.data(), static_cast<int>(n)));
+    });
+    out.poison();
+    const course::Timing t = course::time_speed([&] { v.launch(in.data(), n, out.data(), ws); });
+    course::report_speed(exercise, v.name, t, "CUB sum", cub, std::to_string(n));
+    const SumCheck check = check_sum(course::submitted(out.to_host())[0], s.reference, s.sum_abs, v.depth(n), n);
+    INFO(check.text);
+    CHECK(check.pass);
+}
+
+}  // namespace
+
+// Each exercise through the reduction that leans on it most: the tree in the relaunched one-element-
+// per-thread kernel (a tree per 256 elements), the warp sum in the grid-stride kernel of the step
+// that introduces it, the last-block finish in its own kernel (256 threads).
+GPU_TEST_CASE("speed: 04.tree") { check_reduction_speed("04.tree", variant(launch_tree_relaunch)); }
+
+GPU_TEST_CASE("speed: 04.shuffle") {
+    check_reduction_speed("04.shuffle", variant(launch_grid_stride<BlockSum::Shuffle>));
+}
+
+GPU_TEST_CASE("speed: 04.last_block") { check_reduction_speed("04.last_block", variant(launch_vec4_last_block<kBlock>)); }

@@ -2,6 +2,7 @@
 // COURSE_LESSON_SOURCE), so the kernels tested are the ones the lesson runs.
 #include COURSE_LESSON_SOURCE
 
+#include "speed.cuh"
 #include "testing.hpp"
 
 #include <algorithm>
@@ -22,6 +23,11 @@ std::vector<std::array<int, 3>> shapes() {
     std::vector<std::array<int, 3>> all(std::begin(kShapes), std::end(kShapes));
     for (const auto& s : course::hidden_shapes("05_tiled_matmul", 3, 2048)) all.push_back({int(s[0]), int(s[1]), int(s[2])});
     return all;
+}
+
+/// --small (the memcheck subset): a shape whose largest matrix has more than 2^20 elements is left out.
+bool skip_matmul(long long M, long long N, long long K) {
+    return course::skip_shape(std::max({M * K, K * N, M * N}));
 }
 
 /// C computed in float on the CPU, summing k in the given order (forward or backward).
@@ -244,6 +250,7 @@ static void check_every_kernel(int M, int N, int K, std::uint32_t seed) {
 GPU_TEST_CASE("every kernel matches the CPU double reference on awkward shapes, C poisoned first") {
     for (const auto& shape : shapes()) {
         const int M = shape[0], N = shape[1], K = shape[2];
+        if (skip_matmul(M, N, K)) continue;  // --small: the memcheck subset
         check_every_kernel(M, N, K, static_cast<std::uint32_t>(M * 7 + N * 13 + K));
     }
 }
@@ -273,6 +280,7 @@ GPU_TEST_CASE("cuBLAS SGEMM (the ceiling) matches the same reference through the
     const CublasHandle cublas;
     for (const auto& shape : shapes()) {
         const int M = shape[0], N = shape[1], K = shape[2];
+        if (skip_matmul(M, N, K)) continue;  // --small: the memcheck subset
         CAPTURE(M);
         CAPTURE(N);
         CAPTURE(K);
@@ -359,3 +367,31 @@ GPU_TEST_CASE("every kernel is right when A, B or C does not start on a 16-byte 
         }
     }
 }
+
+// ---------------------------------------------------------------- speed (common/speed.cuh)
+
+/// The kernel of `launch` on 3072 x 3072 x 3072 (58 GFLOP: over 1 ms for the register-tiled kernel)
+/// beside cuBLAS SGEMM, then C (poisoned before the timed runs) at the lesson's sampled positions
+/// (corners, edges, 256 random points: the CPU cannot afford the whole product) against the
+/// double reference. Every element is checked on the smaller shapes above.
+static void check_matmul_speed(const char* exercise, Launcher launch) {
+    const Variant& v = *std::find_if(std::begin(kVariants), std::end(kVariants), [&](const Variant& k) { return k.launch == launch; });
+    Problem p(3072, 3072, 3072, course::seeded(0x5eed));
+    const CublasHandle cublas;
+    const course::Timing ceiling = course::time_speed([&] { launch_cublas(cublas, p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); });
+    p.c.poison();
+    const course::Timing t = course::time_speed([&] { v.launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); });
+    course::report_speed(exercise, v.name, t, "cuBLAS SGEMM", ceiling,
+                         std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k));
+    const std::vector<float> c = p.c.to_host();
+    std::vector<float> got;
+    for (const auto& [i, j] : p.where) got.push_back(c[static_cast<std::size_t>(i) * p.n + j]);
+    const course::VerifyResult r = course::compare_close(course::submitted(got), p.expected, 1, p.tolerance());
+    INFO("sampled positions, (index, 0): ", r.summary());
+    CHECK(r.ok());
+}
+
+// The exercises' kernels as the lesson times them (the tiled one with its 32 x 32 tile).
+GPU_TEST_CASE("speed: 05.tiled") { check_matmul_speed("05.tiled", launch_tiled<32>); }
+
+GPU_TEST_CASE("speed: 05.register_tiled") { check_matmul_speed("05.register_tiled", launch_register_tiled); }

@@ -2,6 +2,7 @@
 // COURSE_LESSON_SOURCE), so the model, kernels and launchers tested are the ones the lesson runs.
 #include COURSE_LESSON_SOURCE
 
+#include "speed.cuh"
 #include "testing.hpp"
 
 #include <utility>
@@ -271,6 +272,7 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
     for (const Transpose& k : kTransposes) {
         for (const auto& shape : course::with_hidden_shapes(kShapes, "06_bank_conflicts")) {
             const int rows = shape.first, cols = shape.second;
+            if (course::skip_shape(1LL * rows * cols)) continue;  // --small: the memcheck subset
             INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
@@ -296,4 +298,13 @@ GPU_TEST_CASE("bank_probe loads exactly the words each probe pattern names") {
                 for (int w = 0; w < p.width / 4; ++w) wrong += got[lane * p.width / 4 + w] != table[p.addr[lane] / 4 + w];
         CHECK(wrong == 0);
     }
+}
+
+// The lesson's tiled transpose built on each exercise's layout, beside a copy of the same bytes.
+GPU_TEST_CASE("speed: 06.padded") {
+    course::check_transpose_speed("06.padded", "transpose_tiled<PaddedTile<32>>", launch_transpose_tiled<PaddedTile<32>>);
+}
+
+GPU_TEST_CASE("speed: 06.swizzled") {
+    course::check_transpose_speed("06.swizzled", "transpose_tiled<SwizzledTile<32>>", launch_transpose_tiled<SwizzledTile<32>>);
 }

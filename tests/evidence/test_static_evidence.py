@@ -50,7 +50,7 @@ class RecordedBuilds(unittest.TestCase):
         self.assertEqual(by_name["matmul_naive"]["shared"], 0)
 
     def test_the_solutions_meet_every_rule(self):
-        for case in ("02_solution", "03_solution", "04_solution", "05_solution"):
+        for case in ("02_solution", "03_solution", "04_solution", "05_solution", "06_solution"):
             with self.subTest(case=case):
                 rows = se.judge(rubric_of(case[:2]), facts_of(case))
                 self.assertTrue(rows)
@@ -61,6 +61,10 @@ class RecordedBuilds(unittest.TestCase):
 
     def test_padding_removed(self):
         self.assertEqual(shortfalls("02_no_padding"), {("void transpose_tiled<33>", "static shared bytes")})
+
+    def test_lesson_06_padding_removed_from_the_padded_layout(self):
+        # the swizzled layout's bytes stay 32 x 32: only the padded one falls short
+        self.assertEqual(shortfalls("06_no_padding"), {("void transpose_tiled<PaddedTile<32> >", "static shared bytes")})
 
     def test_no_shared_memory_at_all(self):
         got = shortfalls("02_no_shared")
@@ -154,6 +158,10 @@ class BadInput(unittest.TestCase):
                 with self.assertRaises(se.EvidenceError) as e:
                     se.load_rubric(self.write(rubric))
                 self.assertIn(words, str(e.exception))
+
+    def test_lesson_01s_rubric_has_counters_and_no_static_rules(self):
+        # the naive kernels have no static fact that tells the lesson's point (the access pattern)
+        self.assertEqual(se.load_rubric(os.path.join(ROOT, "lessons", "01_naive_transpose", "rubric.json"))["rules"], [])
 
     def test_missing_binary_or_cuobjdump_is_a_message_and_exit_2(self):
         rubric = os.path.join(ROOT, "lessons", "02_shared_transpose", "rubric.json")
