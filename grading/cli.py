@@ -114,6 +114,10 @@ from .lessons import LessonListError, check_hidden_shapes, course_lessons
 from .names import quote_output, shorten, visible
 
 ME = "grade.sh"
+# The doctest option that leaves out the `speed: <id>` test cases (common/check_main.hpp): in the
+# sanitizers' runs (a large size timed many times, under a sanitizer, would prove nothing more) and
+# in runner and judge with --no-performance.
+SKIP_SPEED = "--test-case-exclude=speed: *"
 
 
 class Exit(Exception):
@@ -1021,6 +1025,10 @@ class Grader:
         box = os.path.join(cell.dir, "box")
         check = os.path.join(box, "build", cell.lesson + "_check")
         mode = ["--host"] if o.host_only else []
+        # Without the performance evidence no speed test case runs (runner and judge alike: the
+        # judge expects what the runner recorded): grading costs what it did before they existed.
+        if not o.performance:
+            mode = mode + [SKIP_SPEED]
         findings = []
         # 1. the runner, sandboxed: records what the submission hands back (fd TRANSCRIPT)
         transcript = os.path.join(cell.dir, "transcript.bin")
@@ -1054,7 +1062,7 @@ class Grader:
             if uuid:
                 env["CUDA_VISIBLE_DEVICES"] = uuid
             cmd = judge.command(os.path.join(self.common, cell.lesson + "_check"), o.host_only, transcript, o.seed,
-                                o.hidden, verdict_path)
+                                o.hidden, verdict_path, [] if o.performance else [SKIP_SPEED])
             if self.data_limit_runs:
                 cmd = ["prlimit", "--data=%d" % (o.mem_mib << 20), "--"] + cmd
             jstep = run.run_step(cmd, os.path.join(cell.dir, "judge.log"), o.timeout + 60, 4 << 20,
@@ -1086,7 +1094,7 @@ class Grader:
             found = []
             for tool in ("racecheck", "memcheck"):
                 s = self.boxed(cell, tool, o.sanitize_timeout, "run",
-                               ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", check, "--gpu",
+                               ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", check, "--gpu", SKIP_SPEED,
                                 "--seed", str(o.seed)] + self.hidden_arg, gpu)
                 san_peak = max(san_peak, s.peak_rss)
                 found += self.sanitizer_finding(tool, s, os.path.join(cell.dir, tool + ".log"), o.sanitize_timeout)

@@ -123,8 +123,8 @@ def findings(g, run_rc, earlier):
     return out
 
 
-def command(judge_exe, host_only, transcript, seed, hidden, verdict):
-    cmd = [judge_exe] + (["--host"] if host_only else []) + ["--judge", transcript, "--seed", str(seed)]
+def command(judge_exe, host_only, transcript, seed, hidden, verdict, extra=()):
+    cmd = [judge_exe] + (["--host"] if host_only else []) + list(extra) + ["--judge", transcript, "--seed", str(seed)]
     if hidden:
         cmd += ["--hidden-shapes", hidden]
     return cmd + ["--verdict", verdict]

@@ -107,6 +107,17 @@ class Evidence(unittest.TestCase):
                 self.assertEqual(rc, 2)
                 self.assertIn("--weights", err)
 
+    def test_the_slurm_gradebook_job_keeps_the_split(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        cli.slurm.write(tmp, "/c/grade.sh", ["subs"], 2, 1, "", "", "/o/cells", "/o", "", "70,30")
+        with open(os.path.join(tmp, "gradebook.sbatch")) as f:
+            self.assertIn("--gradebook-from /o/cells --out /o --weights 70,30", f.read())
+
+    def test_speed_test_cases_are_left_out_without_performance(self):
+        self.assertIn(cli.SKIP_SPEED, cli.judge.command("j", False, "t", 1, "", "v", [cli.SKIP_SPEED]))
+        self.assertEqual(cli.judge.command("j", True, "t", 1, "", "v"), ["j", "--host", "--judge", "t", "--seed", "1", "--verdict", "v"])
+
     def test_cell_score(self):
         self.assertEqual(gradebook.cell_score(False, {"performance": "5/5"}), 0.0)
         self.assertEqual(gradebook.cell_score(True, {}), 1.0)
