@@ -1,5 +1,6 @@
 """The command line, weights and --resume's plan checks (no build, no GPU, no sandbox)."""
 import io
+import json
 import os
 import shutil
 import sys
@@ -106,6 +107,36 @@ class Evidence(unittest.TestCase):
                 rc, out, err = main("--weights", bad, "x")
                 self.assertEqual(rc, 2)
                 self.assertIn("--weights", err)
+
+    def test_a_cells_performance(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        g = cli.Grader(cli.parse(["x"]), REPO)
+        cell = type("FakeCell", (), {})()
+        cell.dir, cell.lesson = tmp, "04_reduction"
+        g.cells = [cell]
+        g.load_rubrics()
+        sys.path.insert(0, os.path.join(REPO, "grading"))
+        import evidence as ev
+        cell.static = ev.static_facts(dumps=os.path.join(REPO, "tests", "evidence", "recorded", "04_no_fence"))
+        grade = cli.judge.Grade(passed=3, total=3)
+        grade.evidence = [{"exercise": "04.tree", "submission": {"ms": 1.0, "ceiling_ms": 0.9}, "solution": {"ms": 1.0, "ceiling_ms": 1.0}},
+                          {"exercise": "04.shuffle", "submission": None, "solution": {"ms": 1.0, "ceiling_ms": 1.0}},
+                          {"exercise": "04.last_block", "submission": {"ms": 0.1, "ceiling_ms": 1.0}, "solution": {"ms": 1.0, "ceiling_ms": 1.0}}]
+        perf = g.performance(cell, grade)
+        # speed: tree met (0.9), shuffle not recorded, last_block implausible; static: the tree's shared bytes met
+        self.assertEqual(perf["performance"], "2/4")
+        self.assertTrue(perf["short"].startswith("04.shuffle: the submission's time was not recorded"), perf["short"])
+        self.assertEqual(len(perf["contracts_broken"]), 1)  # the missing fence
+        with open(os.path.join(tmp, "evidence.json")) as f:
+            self.assertEqual(len(json.load(f)["rules"]), 3 + 3)
+        g.o.performance = False
+        self.assertEqual(g.performance(cell, grade), {"performance": "off"})
+        g.o.performance, g.o.host_only = True, True
+        self.assertEqual(g.performance(cell, grade)["performance"], "not measured")
+        g.o.host_only = False
+        cell.lesson = "99_none"
+        self.assertEqual(g.performance(cell, grade)["performance"], "not measured")
 
     def test_the_slurm_gradebook_job_keeps_the_split(self):
         tmp = tempfile.mkdtemp()
