@@ -279,7 +279,11 @@ def plan(rules):
 
 
 def ncu_command(ncu, binary, test_case, metrics, launch, small=True):
-    return [ncu, "--csv", "--clock-control", "none", "--metrics", ",".join(metrics),
+    # --print-kernel-base demangled: the kernel column names the template instance (transpose_tiled<33>,
+    # not only transpose_tiled), which the rules' "kernel" patterns tell apart; --print-units base:
+    # counts as plain numbers
+    return [ncu, "--csv", "--clock-control", "none", "--print-kernel-base", "demangled", "--print-units", "base",
+            "--metrics", ",".join(metrics),
             "--kernel-name", "regex:" + launch, "--launch-count", str(LAUNCH_CAP),
             binary, "--gpu", *(["--small"] if small else []), "--test-case=" + doctest_filter(test_case)]
 
