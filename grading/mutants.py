@@ -6,13 +6,20 @@
     mutants.py apply ID OUT                    the mutated main.cu written to OUT
     mutants.py count                           how many mutants each rule makes, per lesson
 
-A mutant changes exactly one line inside an `// EXERCISE BEGIN` ... `// EXERCISE END` region of
-lessons/NN_name/main.cu (never a marker line, never a comment-only line) by one rule, such as a
-dropped __syncthreads(), swapped tile indices, an off-by-one bound, the padding removed, a wrong
-loop stride or a half-warp shuffle mask. The list is deterministic: lessons in folder order, lines
-in file order, rules in the order of RULES, occurrences left to right. An id is
+A one-line mutant changes exactly one line inside an `// EXERCISE BEGIN` ... `// EXERCISE END`
+region of lessons/NN_name/main.cu (never a marker line, never a comment-only line) by one rule, such
+as a dropped __syncthreads(), swapped tile indices, an off-by-one bound, the padding removed, a
+wrong loop stride or a half-warp shuffle mask. The list is deterministic: lessons in folder order,
+lines in file order, rules in the order of RULES, occurrences left to right. An id is
 `NN_name:LINE:rule:K` (K counts that rule's changes on that line from 0), so it names the same
 change as long as the lesson's line numbers stay.
+
+A region mutant replaces a whole region, markers included (REGION_RULES), with what no one-line
+rule can make: the exercise's own stub (rule `stub`, every region: what the student is given, which
+must fail), lesson 01's naive transpose in lesson 02's tiled gap (`naive_in_tiled`: no shared
+memory at all), and each of lesson 01's regions written the other way round (`other_coalescing`:
+still correct, but the coalesced side and the strided side swapped). Its id is
+`NN_name:BEGIN_LINE:rule:0`, after the lesson's one-line mutants in the list.
 
 scripts/mutation_run.sh builds and grades each mutant (checks, memcheck, static evidence) on a
 machine with a GPU and reports which layer caught it.
@@ -114,6 +121,82 @@ RULES = [
 ]
 
 
+def regions(text):
+    """[(region id, BEGIN line index, END line index)] (0-based, both markers included), in file order."""
+    out, begin, rid = [], None, None
+    for i, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        m = re.match(r"// EXERCISE BEGIN ([0-9]{2}\.\w+)", stripped)
+        if m:
+            begin, rid = i, m.group(1)
+        elif stripped.startswith("// EXERCISE END") and begin is not None:
+            out.append((rid, begin, i))
+            begin = None
+    return out
+
+
+def stub_of(lines, begin, end, rid):
+    """The region's lines as the exercise has them: a TODO line, then each STUB line's code, indented
+    like its marker (as scripts/make_exercises.cmake writes it; the TODO's text is left out)."""
+    indent = re.match(r"\s*", lines[begin]).group(0)
+    out = [f"{indent}// TODO({rid}): the exercise as given (its stub)"]
+    for line in lines[begin + 1:end]:
+        m = re.match(r"(\s*)// EXERCISE STUB: ?(.*)$", line)
+        if m:
+            out.append(m.group(1) + m.group(2))
+    return out
+
+
+# Region mistakes no one-line rule makes, by (lesson folder prefix, region id): the region's new code.
+# Each compiles in its place and is correct; only its access pattern (what the lesson is about) is wrong.
+_NAIVE_IN_TILED = [
+    "    // lesson 01's transpose in the tiled kernel's place: no shared memory, writes kTile floats apart",
+    "    const int row0 = blockIdx.y * kTile, col0 = blockIdx.x * kTile;",
+    "    for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {",
+    "        const int r = row0 + y, c = col0 + threadIdx.x;",
+    "        if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];",
+    "    }",
+]
+# Lesson 01 the other way round, for any launch: one element per step of a grid-stride loop over a
+# linear index, consecutive lanes on consecutive floats of `in` (reads coalesced, writes strided) or
+# of `out` (writes coalesced, reads strided).
+_GRID_STRIDE = [
+    "    const long long n = static_cast<long long>(rows) * cols;",
+    "    const long long threads = static_cast<long long>(gridDim.x) * gridDim.y * blockDim.x * blockDim.y;",
+    "    const long long first = (static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x * blockDim.y +",
+    "                            threadIdx.y * blockDim.x + threadIdx.x;",
+]
+REGION_CODE = {
+    ("02", "02.tiled", "naive_in_tiled"): _NAIVE_IN_TILED,
+    ("01", "01.strided_reads", "other_coalescing"): [
+        "    // written the other way: coalesced reads, strided writes (the other exercise's pattern)"] + _GRID_STRIDE + [
+        "    for (long long i = first; i < n; i += threads) out[(i % cols) * rows + i / cols] = in[i];"],
+    ("01", "01.strided_writes", "other_coalescing"): [
+        "    // written the other way: strided reads, coalesced writes (the other exercise's pattern)"] + _GRID_STRIDE + [
+        "    for (long long i = first; i < n; i += threads) out[i] = in[(i % rows) * cols + i / rows];"],
+}
+
+# (name, what it models). Region rules replace a whole region (see the module's docstring).
+REGION_RULES = [
+    ("stub", "the exercise as given: the region's stub, which must fail its checks"),
+    ("naive_in_tiled", "lesson 01's naive transpose in lesson 02's tiled gap: no shared memory at all"),
+    ("other_coalescing", "a lesson 01 region written the other way: the coalesced and the strided side swapped"),
+]
+
+
+def region_mutants_of(lesson, text):
+    """[(id, rule, BEGIN line number, old region text, new region text)] for one lesson's main.cu."""
+    lines = text.split("\n")
+    out = []
+    for rid, begin, end in regions(text):
+        old = "\n".join(lines[begin:end + 1])
+        for name, _ in REGION_RULES:
+            new = stub_of(lines, begin, end, rid) if name == "stub" else REGION_CODE.get((lesson[:2], rid, name))
+            if new is not None:
+                out.append((f"{lesson}:{begin + 1}:{name}:0", name, begin + 1, old, "\n".join(new)))
+    return out
+
+
 def exercise_lines(text):
     """Indices (0-based) of the lines inside EXERCISE regions that are code (no markers, no comment-only lines)."""
     inside, lines = False, []
@@ -135,7 +218,8 @@ def code_part(line):
 
 
 def mutants_of(lesson, text):
-    """[(id, rule, line number, old line, new line)] for one lesson's main.cu text."""
+    """[(id, rule, line number, old text, new text)] for one lesson's main.cu text: its one-line
+    mutants (old and new: one line), then its region mutants (old: the region, markers included)."""
     lines = text.split("\n")
     out = []
     for i in exercise_lines(text):
@@ -146,7 +230,7 @@ def mutants_of(lesson, text):
                 if new.strip() == "" and comment:
                     new = new_code.rstrip() + comment
                 out.append((f"{lesson}:{i + 1}:{name}:{k}", name, i + 1, lines[i], new))
-    return out
+    return out + region_mutants_of(lesson, text)
 
 
 def lessons(root=ROOT):
@@ -171,16 +255,19 @@ def all_mutants(root=ROOT, only=None):
     return out
 
 
-def apply(text, line_number, new_line):
+def apply(text, line_number, new, old=None):
+    """TEXT with the line at LINE_NUMBER (1-based) replaced by NEW, or with as many lines as OLD has
+    (a region mutant) replaced by NEW's lines."""
     lines = text.split("\n")
-    lines[line_number - 1] = new_line
+    count = 1 if old is None else len(old.split("\n"))
+    lines[line_number - 1:line_number - 1 + count] = new.split("\n")
     return "\n".join(lines)
 
 
-def diff(lesson, text, line_number, new_line):
+def diff(lesson, text, line_number, new, old=None):
     path = f"lessons/{lesson}/main.cu"
     return "".join(difflib.unified_diff(text.splitlines(keepends=True),
-                                        apply(text, line_number, new_line).splitlines(keepends=True),
+                                        apply(text, line_number, new, old).splitlines(keepends=True),
                                         fromfile="a/" + path, tofile="b/" + path, n=1))
 
 
@@ -206,19 +293,19 @@ def main(argv):
                 if "--diff" in args:
                     lesson = mid.split(":", 1)[0]
                     print(f"# {mid}")
-                    print(diff(lesson, read_lesson(lesson), number, new), end="")
+                    print(diff(lesson, read_lesson(lesson), number, new, old), end="")
                 else:
-                    print(f"{mid}\t{new.strip()}")
+                    print(f"{mid}\t{new.strip()}" if "\n" not in new else f"{mid}\t({rule}: {len(new.split(chr(10)))} lines for the region)")
             return 0
         if args[0] == "show" and len(args) == 2:
-            mid, _, number, _, new = find(args[1])
+            mid, _, number, old, new = find(args[1])
             lesson = mid.split(":", 1)[0]
-            print(diff(lesson, read_lesson(lesson), number, new), end="")
+            print(diff(lesson, read_lesson(lesson), number, new, old), end="")
             return 0
         if args[0] == "apply" and len(args) == 3:
-            mid, _, number, _, new = find(args[1])
+            mid, _, number, old, new = find(args[1])
             with open(args[2], "w", encoding="utf-8") as f:
-                f.write(apply(read_lesson(mid.split(":", 1)[0]), number, new))
+                f.write(apply(read_lesson(mid.split(":", 1)[0]), number, new, old))
             return 0
         if args[0] == "count" and len(args) == 1:
             counts = {}

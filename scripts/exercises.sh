@@ -99,6 +99,7 @@ static_evidence() {
   local name=$1 verbose=$2 rubric="lessons/$1/rubric.json" tool=grading/static_evidence.py rc
   static=-
   [ -f "$rubric" ] && [ -f "$tool" ] || return 0
+  grep -q '"rules"' "$rubric" || return 0  # a rubric of speed rules only
   if ! command -v python3 >/dev/null; then
     [ "$verbose" = 1 ] && echo "static evidence: not shown (no python3 here)"
     return 0
@@ -116,11 +117,68 @@ static_evidence() {
   return 0
 }
 
-# speed_evidence NAME VERBOSE: the place for the student's kernel timed beside the course solution's
-# on this GPU, in the rubric's words. Not measured by this script yet: it needs thresholds set
-# above the run-to-run spread measured on the course's GPUs, which no run has measured so far.
+# speed_evidence NAME VERBOSE: the student's kernel timed beside the course solution's on this GPU,
+# in the rubric's words. Runs the check's `speed: ...` test cases (each times the exercise's kernel
+# and the lesson's ceiling, a copy / CUB / cuBLAS, in the same process) with --evidence, and judges
+# those lines with grading/evidence.py against the solution's figures the course recorded for this
+# GPU (results/<gpu>/evidence/solution.csv). Only after the GPU checks passed: a wrong kernel's time
+# means nothing. Without a GPU it says the speed is not measured, and shows no number.
+# A speed test case that fails (its output is checked too) makes the GPU checks FAILED.
 speed_evidence() {
-  [ "$2" = 1 ] && [ "$gpu" = passed ] && echo "speed beside the solution: not measured by this script yet"
+  local name=$1 verbose=$2 rubric="lessons/$1/rubric.json" tool=grading/evidence.py evidence rc
+  [ "$verbose" = 1 ] || return 0
+  case "$gpu" in
+    skipped) echo "speed: not measured (no usable GPU here; the speed test cases need one)"; return 0 ;;
+    passed) ;;
+    *) echo "speed: not measured (the GPU checks must pass first: a wrong kernel's time means nothing)"; return 0 ;;
+  esac
+  evidence="$logs/$name.evidence.jsonl"
+  : > "$evidence"
+  run_limited "$logs/$name.speed.txt" "$build/exercise_${name}_check" --gpu "--test-case=speed: *" --evidence "$evidence"
+  rc=$?
+  case $rc in
+    0) ;;
+    77) echo "speed: not measured ($(head -n 1 "$logs/$name.speed.txt"))"; return 0 ;;
+    124|137) gpu=timeout; echo "speed: stopped after ${limit} s (output so far: $logs/$name.speed.txt)"; return 0 ;;
+    *) gpu=failed
+       echo "speed: its test case FAILED (exit code $rc; it checks the timed kernel's output too). The first failing check:"
+       first_failure "$logs/$name.speed.txt"
+       echo "(full output: $logs/$name.speed.txt)"
+       return 0 ;;
+  esac
+  if [ ! -s "$evidence" ]; then echo "speed: not measured (this check has no speed test case)"; return 0; fi
+  if [ ! -f "$tool" ] || [ ! -f "$rubric" ] || ! command -v python3 > /dev/null; then
+    echo "speed (not judged here: no $([ -f "$rubric" ] && echo "grading/evidence.py or python3" || echo "$rubric")):"
+    grep '^speed ' "$logs/$name.speed.txt"
+    return 0
+  fi
+  if ! python3 "$tool" judge "$rubric" --lines "$evidence" > "$logs/$name.speed.json" 2> "$logs/$name.speed.err"; then
+    if [ ! -s "$logs/$name.speed.json" ]; then
+      echo "speed: not judged ($(tail -n 1 "$logs/$name.speed.err"))"
+      grep '^speed ' "$logs/$name.speed.txt"
+      return 0
+    fi
+  fi
+  python3 - "$logs/$name.speed.json" "$evidence" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1], encoding="utf-8"))
+gpus = set()
+for line in open(sys.argv[2], encoding="utf-8", errors="replace"):
+    try:
+        gpus.add(json.loads(line).get("gpu") or "")
+    except (ValueError, AttributeError):
+        pass
+rows = [r for r in result.get("rules", []) if r.get("kind") == "speed"]
+print("speed beside the course solution%s:" % (" on " + ", ".join(sorted(g for g in gpus if g)) if any(gpus) else ""))
+if not rows:
+    print("  not judged: the rubric has no speed rule")
+mark = {"met": "ok", "short": "short", "not measured": "-"}
+for r in rows:
+    yours = ""
+    if r.get("ms") and r.get("ceiling_ms"):
+        yours = "%s %.3f ms, %s %.3f ms: " % (r.get("kernel", "your kernel"), r["ms"], r.get("ceiling", "ceiling"), r["ceiling_ms"])
+    print("  [%-5s] %s: %s%s" % (mark.get(r.get("status"), "-"), r.get("exercise", "?"), yours, r.get("words", "")))
+PY
   return 0
 }
 
@@ -143,7 +201,7 @@ run_exercise() {
       if [ $host = ok ]; then echo "host checks: ok"
       else echo "host checks: FAILED. The first failing check:"; first_failure "$log.host.txt"; echo "(full output: $log.host.txt)"; fi
     fi
-    run_limited "$log.gpu.txt" "$build/exercise_${name}_check" --gpu
+    run_limited "$log.gpu.txt" "$build/exercise_${name}_check" --gpu "--test-case-exclude=speed: *"
     rc=$?
     case $rc in
       0) gpu=passed ;;

@@ -38,9 +38,17 @@ file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts") 
 # link), never the grader itself; and the list of lessons CMakeLists.txt builds from.
 file(GLOB harness "${root}/grading/*.hpp" "${root}/grading/*.cpp")
 file(COPY ${harness} DESTINATION "${stage}/grading")
-# The static, speed and counters evidence `scripts/exercises.sh check` prints (it reads the student's own
-# binary and run) and each lesson's rubric.json below: not the grader.
+# The evidence `scripts/exercises.sh check` prints, with each lesson's rubric.json below: the static
+# facts (grading/static_evidence.py reads the student's own binary), the counters
+# (grading/counters.py) and the speed beside the course solution's (grading/evidence.py judges the
+# check's --evidence lines against the solution's figures recorded on the course's GPUs,
+# results/<gpu>/evidence/solution.csv: times, no code). Not the grader.
 file(COPY "${root}/grading/static_evidence.py" "${root}/grading/evidence.py" "${root}/grading/counters.py" DESTINATION "${stage}/grading")
+file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
+foreach(file IN LISTS solution_figures)
+  get_filename_component(folder "${file}" DIRECTORY)
+  file(COPY "${root}/${file}" DESTINATION "${stage}/${folder}")
+endforeach()
 file(COPY "${root}/lessons/lessons.txt" DESTINATION "${stage}/lessons")
 # The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
 # the charts they show.

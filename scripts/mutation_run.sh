@@ -1,49 +1,83 @@
 #!/usr/bin/env bash
-# mutation_run.sh — build and grade every one-line mutant of the lessons' EXERCISE regions
-# (grading/mutants.py), and report which layer catches each: the compiler, the host checks, the GPU
-# checks, memcheck, or the static evidence (grading/static_evidence.py and the lesson's rubric.json).
-# Meant for a machine with a GPU; the course's own files are never changed (it works on a copy).
+# mutation_run.sh — build and grade every mutant of the lessons' EXERCISE regions (grading/mutants.py:
+# one-line mistakes, each exercise's stub, and the region-level mistakes), and report which layer of
+# default grading catches each, in order: compile, host checks, GPU checks, memcheck (the --small
+# subset), speed (the `speed: ...` test cases judged by grading/evidence.py against the course
+# solution's speed measured in the same run) and static rules (the rubric's facts of the compiled
+# kernels, grading/static_evidence.py). Meant for a machine with a GPU; the course's own files are
+# never changed (it works on a copy).
 #
-#   scripts/mutation_run.sh [options] [-- cmake configure args]
-#     --lesson NN     only that lesson's mutants (repeatable; default: all)
-#     --only ID       only that mutant (repeatable), e.g. 04_reduction:65:half_mask:0
-#     --memcheck      also run the GPU checks of each mutant the checks passed under compute-sanitizer's
-#                     memcheck (MEMCHECK_ARGS: extra doctest arguments, e.g. a filter of small cases)
-#     --work DIR      scratch folder (default: build-mutants): DIR/src, DIR/build, DIR/logs
-#     --out FILE      the results, one CSV row per mutant (default: DIR/mutants.csv)
-#     --dry-run       list the mutants and what would run; build nothing
-# Each check runs with a time limit (MUTANT_TIME_LIMIT seconds, default 300): a mutant that hangs is
-# caught ("timeout"). Before any mutant, the course's own code must build and pass its checks here;
-# otherwise the run stops, since a layer that fails the solution says nothing about the mutants.
-# The speed evidence is not a layer yet (its column says "not measured").
-# Exit code: 0 when the run completed (whatever survived), 1 when it could not run, 2 for a bad command line.
+#   scripts/mutation_run.sh --out DIR [options] [-- cmake configure args]
+#     --out DIR          where the results go (created): mutants.csv, summary.txt, solution.csv, env.txt
+#     --deadline S       a hard budget of S seconds from the start: no mutant or layer is started after
+#                        it (a running one is stopped), and what is done is written; 0 (default): none
+#     --lesson NN        only that lesson's mutants (repeatable; default: all)
+#     --only ID          only that mutant (repeatable), e.g. 04_reduction:65:half_mask:0
+#     --jobs N           parallel compile jobs (default: every core)
+#     --memcheck-jobs N  memcheck runs at once (default 4; they judge correctness, not time)
+#     --solution-every N the course solution's speed is measured before the first mutant's and again
+#                        after every N mutants of the list (default 20), and at the end
+#     --no-memcheck      leave the memcheck layer out
+#     --work DIR         scratch folder (default: build-mutants): DIR/src, DIR/build, DIR/logs
+#     --dry-run          list the mutants and the plan; build and run nothing (no GPU or compiler needed)
+# How it is spent: one CMake tree holds the lessons and every mutant (targets mutNNN and
+# mutNNN_check, the lesson's check compiled against the mutant's main.cu), built by one ninja with
+# -k 0 in the background, while the GPU checks of each mutant already built run one at a time.
+# Then memcheck on the mutants the checks passed (a few at once), the static rules (on the CPU, at
+# the same time), and last, on a quiet machine, the speed cases one at a time, between the
+# solution's own speed rounds. The solution's ratio to its own median over the rounds is the
+# run-to-run spread a speed threshold must exceed (summary.txt).
+# Before any mutant counts, the course's own code must pass every layer here; otherwise the run stops.
+# Each run of a check is limited to MUTANT_TIME_LIMIT seconds (default 120): a hang is "timeout".
+# Mutants named in grading/equivalent_mutants.txt (`id: why`) are reported, not counted.
+# Exit code: 0 when the run completed (whatever survived; also when the deadline cut it, which
+# summary.txt says), 1 when it could not run, 2 for a bad command line.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }
+die() { echo "mutation_run.sh: $*" >&2; exit 1; }
 
-lessons_wanted=() only=() memcheck=0 work=build-mutants out="" dry=0 extra=()
+command_line="$*"
+lessons_wanted=() only=() memcheck=1 work=build-mutants out="" dry=0 extra=() deadline=0 every=20 memcheck_jobs=4
+jobs=$(nproc 2> /dev/null || echo 4)
+number() { [[ "$2" =~ ^[0-9]+$ ]] || { echo "mutation_run.sh: $1 needs a number, not '$2'" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --lesson) [ $# -ge 2 ] || { usage >&2; exit 2; }; lessons_wanted+=("$2"); shift 2 ;;
-    --only) [ $# -ge 2 ] || { usage >&2; exit 2; }; only+=("$2"); shift 2 ;;
-    --memcheck) memcheck=1; shift ;;
-    --work) [ $# -ge 2 ] || { usage >&2; exit 2; }; work=$2; shift 2 ;;
-    --out) [ $# -ge 2 ] || { usage >&2; exit 2; }; out=$2; shift 2 ;;
+    --lesson|--only|--work|--out|--deadline|--jobs|--memcheck-jobs|--solution-every)
+      [ $# -ge 2 ] || { echo "mutation_run.sh: $1 needs a value (see --help)" >&2; exit 2; } ;;&
+    --lesson) lessons_wanted+=("$2"); shift 2 ;;
+    --only) only+=("$2"); shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --deadline) number "$1" "$2"; deadline=$2; shift 2 ;;
+    --jobs) number "$1" "$2"; jobs=$2; shift 2 ;;
+    --memcheck-jobs) number "$1" "$2"; memcheck_jobs=$2; shift 2 ;;
+    --solution-every) number "$1" "$2"; every=$2; [ "$every" -gt 0 ] || every=20; shift 2 ;;
+    --memcheck) shift ;;  # the default now; kept for old command lines
+    --no-memcheck) memcheck=0; shift ;;
     --dry-run) dry=1; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage; exit 0 ;;
     *) echo "mutation_run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-command -v python3 > /dev/null || { echo "mutation_run.sh: python3 is needed" >&2; exit 1; }
-case "$work" in /*) ;; *) work="$root/$work" ;; esac
-out=${out:-$work/mutants.csv}
-limit=${MUTANT_TIME_LIMIT:-300}
+[ $dry -eq 1 ] || [ -n "$out" ] || { echo "mutation_run.sh: --out DIR is needed (see --help)" >&2; exit 2; }
+[ "$jobs" -ge 1 ] || jobs=1
+[ "$memcheck_jobs" -ge 1 ] || memcheck_jobs=1
+command -v python3 > /dev/null || die "python3 is needed"
+# cuobjdump (the static rules) beside nvcc, where it is not on PATH itself.
+if [ -z "${CUOBJDUMP:-}" ] && ! command -v cuobjdump > /dev/null && command -v nvcc > /dev/null \
+   && [ -x "$(dirname "$(command -v nvcc)")/cuobjdump" ]; then
+  export CUOBJDUMP="$(dirname "$(command -v nvcc)")/cuobjdump"
+fi
+start=$(date +%s)  # not $SECONDS: the memcheck and static jobs run in child shells, with their own
+limit=${MUTANT_TIME_LIMIT:-120}
 
-# The mutants, as "id<TAB>new line".
-list=$(python3 "$root/grading/mutants.py" list) || { echo "mutation_run.sh: grading/mutants.py list failed" >&2; exit 1; }
-selected=()
+# ---- the mutants: "id<TAB>rule<TAB>lesson", in the generator's order
+list=$(python3 "$root/grading/mutants.py" list) || die "grading/mutants.py list failed"
+ids=() rules=() lessons_of=()
 while IFS=$'\t' read -r id _; do
+  [ -n "$id" ] || continue
   lesson=${id%%:*}
   if [ ${#lessons_wanted[@]} -gt 0 ]; then
     keep=0
@@ -55,97 +89,400 @@ while IFS=$'\t' read -r id _; do
     for o in "${only[@]}"; do [ "$o" = "$id" ] && keep=1; done
     [ $keep -eq 1 ] || continue
   fi
-  selected+=("$id")
+  ids+=("$id"); rules+=("$(echo "$id" | cut -d: -f3)"); lessons_of+=("$lesson")
 done <<< "$list"
-[ ${#selected[@]} -gt 0 ] || { echo "mutation_run.sh: no mutant matches" >&2; exit 2; }
-lessons=$(printf '%s\n' "${selected[@]}" | cut -d: -f1 | sort -u)
+n=${#ids[@]}
+[ "$n" -gt 0 ] || { echo "mutation_run.sh: no mutant matches" >&2; exit 2; }
+lessons=$(printf '%s\n' "${lessons_of[@]}" | sort -u)
+equivalents="$root/grading/equivalent_mutants.txt"
+is_equivalent() { [ -f "$equivalents" ] && grep -q "^$1:" "$equivalents"; }
 
 if [ $dry -eq 1 ]; then
-  echo "${#selected[@]} mutants of: $(echo $lessons)"
-  for id in "${selected[@]}"; do
-    lesson=${id%%:*}
-    echo "$id: build $lesson ${lesson}_check; ${lesson}_check --host; ${lesson}_check --gpu$([ $memcheck -eq 1 ] && echo "; memcheck")$([ -f "$root/lessons/$lesson/rubric.json" ] && echo "; static evidence")"
+  stubs=0 region=0 equiv=0
+  for i in "${!ids[@]}"; do
+    case "${rules[$i]}" in stub) stubs=$((stubs + 1)) ;; naive_in_tiled|other_coalescing) region=$((region + 1)) ;; esac
+    is_equivalent "${ids[$i]}" && equiv=$((equiv + 1))
   done
+  echo "$n mutants of: $(echo $lessons)"
+  echo "  $((n - stubs - region)) one-line, $stubs exercise stubs, $region other region mutants; $equiv listed as equivalent (not counted)"
+  echo "build: one CMake tree ($work/build) with the lessons and each mutant as targets mutNNN + mutNNN_check, ninja -k 0 -j $jobs"
+  echo "solution: every layer on the course's own code first; its speed cases before the first mutant's, after every $every mutants, and at the end"
+  for i in "${!ids[@]}"; do
+    lesson=${lessons_of[$i]}
+    printf 'mut%03d %s: compile; host; GPU checks%s; speed; static%s%s\n' "$i" "${ids[$i]}" \
+      "$([ $memcheck -eq 1 ] && echo "; memcheck --small")" \
+      "$([ -f "$root/lessons/$lesson/rubric.json" ] || echo " (no rubric: not judged)")" \
+      "$(is_equivalent "${ids[$i]}" && echo " [equivalent]")"
+  done
+  echo "deadline: $([ "$deadline" -gt 0 ] && echo "$deadline s" || echo none); outputs: ${out:-DIR}/mutants.csv summary.txt solution.csv env.txt"
   exit 0
 fi
 
-# ---- a copy of the course to mutate, configured once
-mkdir -p "$work/logs" || exit 1
-logs=$work/logs
+left() { if [ "$deadline" -gt 0 ]; then echo $((deadline - ($(date +%s) - start))); else echo 1000000; fi; }
+past_deadline() { [ "$(left)" -le 0 ]; }
+limited() {  # limited COMMAND...: the command under the per-run limit, cut to what the deadline leaves
+  local t=$limit l
+  l=$(left)
+  [ "$l" -lt "$t" ] && t=$l
+  [ "$t" -ge 1 ] || return 124
+  timeout -k 5 "$t" "$@"
+}
+
+mkdir -p "$out" || die "cannot create $out"
+out=$(cd "$out" && pwd)
+case "$work" in /*) ;; *) work="$root/$work" ;; esac
+logs=$work/logs state=$work/state build=$work/build
+rm -rf "$state" "$logs" && mkdir -p "$state" "$logs" || die "cannot create $work"
+
+# ---- env.txt: what ran where
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git -C "$root" rev-parse HEAD 2> /dev/null || echo unknown)$(git -C "$root" status --porcelain 2> /dev/null | grep -q . && echo ' (with uncommitted changes)')"
+  echo "command: scripts/mutation_run.sh $command_line"
+  echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2> /dev/null | head -n 1 || echo none)"
+  echo "nvcc: $(nvcc --version 2> /dev/null | grep -i release || echo none)"
+  echo "compute-sanitizer: $(compute-sanitizer --version 2> /dev/null | grep -i version | head -n 1 || echo none)"
+  echo "cmake: $(cmake --version | head -n 1)"
+  echo "cores: $(nproc 2> /dev/null); compile jobs: $jobs; memcheck jobs: $memcheck_jobs; deadline: $deadline s; check time limit: $limit s"
+  echo "mutants: $n"
+} > "$out/env.txt"
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)
+
+# ---- a copy of the course, with every mutant's main.cu and a target for each
 echo "copying the course to $work/src ..."
-rm -rf "$work/src" && mkdir -p "$work/src" || exit 1
+rm -rf "$work/src" && mkdir -p "$work/src" || die "cannot create $work/src"
 (cd "$root" && tar --exclude='./build*' --exclude='./.git' --exclude='./.wt' --exclude='./.deps' -cf - .) \
-  | (cd "$work/src" && tar -xf -) || { echo "mutation_run.sh: could not copy the course" >&2; exit 1; }
-echo "configuring $work/build ..."
-if ! (cd "$work/src" && cmake --preset default -B "$work/build" "${extra[@]}") > "$logs/configure.txt" 2>&1; then
-  tail -n 20 "$logs/configure.txt"; echo "mutation_run.sh: configure failed ($logs/configure.txt)" >&2; exit 1
+  | (cd "$work/src" && tar -xf -) || die "could not copy the course"
+printf '%s\n' "${ids[@]}" > "$work/ids.txt"
+python3 - "$root" "$work/src" "$work/ids.txt" <<'EOF' || die "could not write the mutants"
+import os, sys
+root, src = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(root, "grading"))
+import mutants
+wanted = [l.strip() for l in open(sys.argv[3], encoding="utf-8") if l.strip()]
+by_id = {m[0]: m for m in mutants.all_mutants(root)}
+cmake = ["# generated by scripts/mutation_run.sh: one lesson program and check per mutant"]
+for k, mid in enumerate(wanted):
+    _, rule, number, old, new = by_id[mid]
+    lesson = mid.split(":", 1)[0]
+    folder = os.path.join(src, "mutants", "mut%03d" % k)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "main.cu"), "w", encoding="utf-8") as f:
+        f.write(mutants.apply(mutants.read_lesson(lesson, root), number, new, old))
+    name = "mut%03d" % k
+    cmake.append("add_lesson(%s SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/mutants/%s/main.cu NAME %s LIBRARIES ${course_libraries_%s} EXCLUDE_FROM_ALL)"
+                 % (lesson, name, name, lesson))
+    cmake.append("add_custom_target(%s_ready COMMAND ${CMAKE_COMMAND} -E touch ${CMAKE_BINARY_DIR}/ready/%s)" % (name, name))
+    cmake.append("add_dependencies(%s_ready %s %s_check)" % (name, name, name))
+with open(os.path.join(src, "mutants", "targets.cmake"), "w", encoding="utf-8") as f:
+    f.write("\n".join(cmake) + "\n")
+with open(os.path.join(src, "CMakeLists.txt"), "a", encoding="utf-8") as f:
+    f.write("\n# scripts/mutation_run.sh's mutants (this copy only)\ninclude(${CMAKE_CURRENT_SOURCE_DIR}/mutants/targets.cmake)\n")
+EOF
+echo "configuring $build ..."
+if ! (cd "$work/src" && cmake --preset default -B "$build" "${extra[@]}") > "$logs/configure.txt" 2>&1; then
+  tail -n 20 "$logs/configure.txt"; die "configure failed ($logs/configure.txt)"
 fi
+rm -rf "$build/ready" && mkdir -p "$build/ready"
 
-limited() { timeout -k 10 "$limit" "$@"; }
-
-# grade LESSON LOGPREFIX: sets caught (compile|host|checks|timeout|memcheck|static|static-advice|survived),
-# gpu (passed|failed|skipped|-) and static_words.
-grade() {
-  local lesson=$1 log=$2 rc rubric="$work/src/lessons/$1/rubric.json"
-  caught="" gpu="-" static_words=""
-  if ! cmake --build "$work/build" --target "$lesson" "${lesson}_check" > "$log.build.txt" 2>&1; then caught=compile; return; fi
-  if ! limited "$work/build/${lesson}_check" --host > "$log.host.txt" 2>&1; then caught=host; return; fi
-  limited "$work/build/${lesson}_check" --gpu > "$log.gpu.txt" 2>&1
+# ---- the layers. Each writes its outcome to $state/NAME.LAYER (NAME: mutNNN or solution.LESSON).
+# run_checks NAME CHECK: host, then the GPU checks without the speed cases.
+run_checks() {
+  local name=$1 check=$2 rc
+  limited "$check" --host > "$logs/$name.host.txt" 2>&1
   rc=$?
+  case $rc in 0) echo ok ;; 124|137) echo timeout ;; *) echo FAILED ;; esac > "$state/$name.host"
+  if [ $rc -ne 0 ]; then echo - > "$state/$name.gpu"; return; fi
+  limited "$check" --gpu --test-case-exclude='speed: *' > "$logs/$name.gpu.txt" 2>&1
+  rc=$?
+  case $rc in 0) echo passed ;; 77) echo skipped ;; 124|137) echo timeout ;; *) echo FAILED ;; esac > "$state/$name.gpu"
+}
+# run_memcheck NAME CHECK: the --small subset under compute-sanitizer's memcheck.
+run_memcheck() {
+  local name=$1 check=$2 rc
+  if past_deadline; then echo "not run (deadline)" > "$state/$name.memcheck"; return; fi
+  limited compute-sanitizer --tool memcheck --error-exitcode 99 "$check" --gpu --small > "$logs/$name.memcheck.txt" 2>&1
+  rc=$?
+  case $rc in 0) echo clean ;; 77) echo skipped ;; 99) echo ERROR ;; 124|137) echo timeout ;; *) echo FAILED ;; esac > "$state/$name.memcheck"
+}
+# run_static NAME LESSON PROGRAM: the rubric's static rules on the compiled program.
+run_static() {
+  local name=$1 lesson=$2 program=$3 rubric="$work/src/lessons/$2/rubric.json" rc
+  if [ ! -f "$rubric" ]; then echo "-" > "$state/$name.static"; return; fi
+  python3 "$work/src/grading/static_evidence.py" check "$rubric" "$program" > "$logs/$name.static.txt" 2>&1
+  rc=$?
+  local words
+  words=$(grep -E '^\s+\[(SHORT|short)' "$logs/$name.static.txt" | head -n 1 | sed 's/^ *//; s/  */ /g')
   case $rc in
-    0) gpu=passed ;;
-    77) gpu=skipped ;;
-    124|137) gpu=timeout; caught=timeout; return ;;
-    *) gpu=failed; caught=checks; return ;;
-  esac
-  if [ $memcheck -eq 1 ] && [ $gpu = passed ]; then
-    # shellcheck disable=SC2086  # MEMCHECK_ARGS: words for doctest
-    if ! limited compute-sanitizer --tool memcheck --error-exitcode 99 "$work/build/${lesson}_check" --gpu ${MEMCHECK_ARGS:-} \
-         > "$log.memcheck.txt" 2>&1; then caught=memcheck; return; fi
-  fi
-  if [ -f "$rubric" ]; then
-    python3 "$work/src/grading/static_evidence.py" check "$rubric" "$work/build/$lesson" > "$log.static.txt" 2>&1
-    rc=$?
-    static_words=$(grep -E '^\s+\[(SHORT|short)' "$log.static.txt" | head -n 1 | sed 's/^ *//; s/  */ /g')
-    case $rc in
-      1) caught=static; return ;;
-      0) [ -n "$static_words" ] && { caught=static-advice; return; } ;;
-      *) static_words="static evidence not read: $(tail -n 1 "$log.static.txt")" ;;
-    esac
-  fi
-  caught=survived
+    1) echo "CONTRACT $words" ;;
+    0) if [ -n "$words" ]; then echo "SHORT $words"; else echo ok; fi ;;
+    *) echo "not judged: $(tail -n 1 "$logs/$name.static.txt")" ;;
+  esac > "$state/$name.static"
+}
+export -f run_memcheck run_static limited left past_deadline
+export state logs limit deadline start work
+
+# solution_round: the speed cases of every lesson's own code, appended to $out/solution.csv.
+round=0
+solution_round() {
+  round=$((round + 1))
+  local lesson f="$work/solution.round$round.jsonl"
+  : > "$f"
+  for lesson in $lessons; do
+    past_deadline && break
+    limited "$build/${lesson}_check" --gpu --test-case='speed: *' --evidence "$f" > "$logs/solution.$lesson.speed$round.txt" 2>&1
+  done
+  python3 - "$f" "$out/solution.csv" "$gpu_name" <<'EOF'
+import csv, json, os, sys
+src, dst, gpu = sys.argv[1], sys.argv[2], sys.argv[3]
+new = not os.path.exists(dst)
+with open(dst, "a", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    if new:
+        w.writerow(["gpu", "exercise", "kernel", "ms", "ceiling", "ceiling_ms", "runs", "spread"])
+    for line in open(src, encoding="utf-8", errors="replace"):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(d, dict) and "exercise" in d:
+            w.writerow([d.get("gpu") or gpu, d["exercise"], d.get("kernel", ""), d.get("ms", ""), d.get("ceiling", ""),
+                        d.get("ceiling_ms", ""), d.get("runs", ""), d.get("spread", "")])
+EOF
+}
+# run_speed NAME LESSON CHECK: the speed cases, judged against this run's solution rounds.
+run_speed() {
+  local name=$1 lesson=$2 check=$3 rc f="$logs/$1.speed.jsonl" rubric="$work/src/lessons/$2/rubric.json"
+  : > "$f"
+  if past_deadline; then echo "not run (deadline)" > "$state/$name.speed"; return; fi
+  limited "$check" --gpu --test-case='speed: *' --evidence "$f" > "$logs/$name.speed.txt" 2>&1
+  rc=$?
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo timeout > "$state/$name.speed"; return; fi
+  if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then echo FAILED > "$state/$name.speed"; return; fi
+  if [ ! -f "$work/src/grading/evidence.py" ] || [ ! -f "$rubric" ]; then echo "not judged (no grading/evidence.py or rubric)" > "$state/$name.speed"; return; fi
+  if [ ! -s "$f" ]; then echo "not measured (no speed case ran)" > "$state/$name.speed"; return; fi
+  python3 "$work/src/grading/evidence.py" judge "$rubric" --lines "$f" --solutions "$out/solution.csv" > "$logs/$name.speed.json" 2> "$logs/$name.speed.err"
+  python3 - "$logs/$name.speed.json" > "$state/$name.speed" <<'EOF'
+import json, sys
+try:
+    rows = [r for r in json.load(open(sys.argv[1]))["rules"] if r.get("kind") == "speed"]
+except (OSError, ValueError, KeyError, TypeError):
+    print("not judged (grading/evidence.py failed)"); sys.exit()
+short = [r for r in rows if r.get("status") == "short"]
+met = [r for r in rows if r.get("status") == "met"]
+ratios = " ".join("%s=%.2f" % (r["exercise"], r["ratio"]) for r in rows if r.get("ratio") is not None)
+if short:
+    print("SHORT %s: %s [%s]" % (short[0]["exercise"], short[0].get("words", ""), ratios))
+elif met:
+    print("met [%s]" % ratios)
+else:
+    print("not measured: %s" % (rows[0].get("words", "") if rows else "no speed rule"))
+EOF
 }
 
 # ---- the course's own code first
-echo "checking the course's own code (it must pass before any mutant counts) ..."
+solution_targets=()
+for lesson in $lessons; do solution_targets+=("$lesson" "${lesson}_check"); done
+echo "building the course's own lessons: $(echo $lessons) ..."
+cmake --build "$build" -j "$jobs" --target "${solution_targets[@]}" > "$logs/solution.build.txt" 2>&1 \
+  || { tail -n 30 "$logs/solution.build.txt"; die "the course's own code does not build ($logs/solution.build.txt)"; }
+# The mutants build in the background from here on, while the course's code and then each built
+# mutant run their checks (correctness does not mind a busy CPU; the speed cases run later).
+mutant_targets=()
+for i in "${!ids[@]}"; do mutant_targets+=("$(printf 'mut%03d_ready' "$i")"); done
+build_started=$SECONDS
+cmake --build "$build" -j "$jobs" --target "${mutant_targets[@]}" -- -k 0 > "$logs/mutants.build.txt" 2>&1 &
+builder=$!
+stop_builder() { kill "$builder" 2> /dev/null; wait "$builder" 2> /dev/null; }
+trap 'stop_builder; exit 130' INT TERM
+
+echo "checking the course's own code (it must pass every layer before any mutant counts) ..."
+no_gpu=0
 for lesson in $lessons; do
-  grade "$lesson" "$logs/$lesson.solution"
-  if [ "$caught" != survived ]; then
-    echo "mutation_run.sh: lesson $lesson's own code is caught by '$caught' here (logs: $logs/$lesson.solution.*): fix that first" >&2
-    exit 1
+  name=solution.$lesson
+  run_checks "$name" "$build/${lesson}_check"
+  gpu=$(cat "$state/$name.gpu")
+  [ "$gpu" = skipped ] && no_gpu=1
+  if [ $memcheck -eq 1 ] && [ "$gpu" = passed ]; then run_memcheck "$name" "$build/${lesson}_check"; fi
+  run_static "$name" "$lesson" "$build/$lesson"
+  bad=""
+  [ "$(cat "$state/$name.host")" = ok ] || bad=host
+  case "$gpu" in passed|skipped) ;; *) bad="${bad:+$bad, }GPU checks ($gpu)" ;; esac
+  [ -f "$state/$name.memcheck" ] && [ "$(cat "$state/$name.memcheck")" != clean ] && bad="${bad:+$bad, }memcheck ($(cat "$state/$name.memcheck"))"
+  case "$(cat "$state/$name.static")" in ok|-|"not judged"*) ;; *) bad="${bad:+$bad, }static ($(cat "$state/$name.static"))" ;; esac
+  if [ -n "$bad" ]; then
+    stop_builder
+    die "lesson $lesson's own code is caught by $bad here (logs: $logs/$name.*): fix that first"
   fi
-  solution_gpu=$gpu
 done
-[ "$solution_gpu" = skipped ] && echo "note: no usable GPU: the GPU checks are skipped, so this run measures only compile, host and static layers"
+[ $no_gpu -eq 1 ] && echo "note: no usable GPU: GPU checks, memcheck and speed are skipped; this run measures compile, host and static only"
 
-echo "id,rule,caught_by,gpu_checks,speed,static_words" > "$out"
-for id in "${selected[@]}"; do
-  lesson=${id%%:*}
-  rule=$(echo "$id" | cut -d: -f3)
-  file="$work/src/lessons/$lesson/main.cu"
-  cp "$root/lessons/$lesson/main.cu" "$file" || exit 1
-  python3 "$root/grading/mutants.py" apply "$id" "$file" || { echo "mutation_run.sh: could not apply $id" >&2; exit 1; }
-  grade "$lesson" "$logs/$(echo "$id" | tr ':' '_')"
-  cp "$root/lessons/$lesson/main.cu" "$file"
-  printf '%s,%s,%s,%s,%s,"%s"\n' "$id" "$rule" "$caught" "$gpu" "not measured" "${static_words//\"/\'}" >> "$out"
-  echo "$id: $caught"
+# ---- compile, host and GPU checks: each mutant as soon as ninja has built it
+echo "checking each mutant as it is built ($n mutants, $jobs compile jobs) ..."
+pending=("${!ids[@]}")
+done_count=0
+while [ ${#pending[@]} -gt 0 ]; do
+  builder_done=0
+  kill -0 "$builder" 2> /dev/null || builder_done=1
+  progressed=0 still=()
+  for i in "${pending[@]}"; do
+    name=$(printf 'mut%03d' "$i")
+    if past_deadline; then
+      echo "not run (deadline)" > "$state/$name.compile"; continue
+    fi
+    if [ -f "$build/ready/$name" ]; then
+      echo ok > "$state/$name.compile"
+      run_checks "$name" "$build/${name}_check"
+      done_count=$((done_count + 1)); progressed=1
+      echo "[$done_count/$n] ${ids[$i]}: host $(cat "$state/$name.host"), GPU $(cat "$state/$name.gpu")"
+    elif [ $builder_done -eq 1 ]; then
+      echo FAILED > "$state/$name.compile"
+      done_count=$((done_count + 1)); progressed=1
+      echo "[$done_count/$n] ${ids[$i]}: does not compile"
+    else
+      still+=("$i")
+    fi
+  done
+  pending=("${still[@]+"${still[@]}"}")
+  if past_deadline; then break; fi
+  [ $progressed -eq 1 ] || sleep 1
 done
+stop_builder
+echo "build of the mutants: $((SECONDS - build_started)) s"
+# Each mutant's compiler errors, from the build log (ninja names the target of a failed step).
+awk -v dir="$logs" '
+  /^FAILED: / { file = ""; if (match($0, /mut[0-9][0-9][0-9]/)) file = dir "/" substr($0, RSTART, RLENGTH) ".build.txt" }
+  /^\[[0-9]+\/[0-9]+\] / { file = "" }
+  file != "" { print >> file }
+' "$logs/mutants.build.txt"
 
-echo
-echo "== by layer (the first that catches each mutant) =="
-tail -n +2 "$out" | cut -d, -f3 | sort | uniq -c | sort -rn
-echo "results: $out   logs: $logs"
-if grep -q ',skipped,' "$out"; then
-  echo "GPU checks were skipped (no usable GPU): 'survived' here does not mean the checks miss it."
+# ---- memcheck (a few at once) and the static rules (on the CPU), for what compiled
+survivors=()
+for i in "${!ids[@]}"; do
+  name=$(printf 'mut%03d' "$i")
+  [ "$(cat "$state/$name.gpu" 2> /dev/null)" = passed ] && survivors+=("$i")
+done
+static_list=() memcheck_list=()
+for i in "${!ids[@]}"; do
+  name=$(printf 'mut%03d' "$i")
+  [ "$(cat "$state/$name.compile")" = ok ] && static_list+=("$name ${lessons_of[$i]} $build/$name")
+done
+for i in "${survivors[@]+"${survivors[@]}"}"; do
+  name=$(printf 'mut%03d' "$i"); memcheck_list+=("$name $build/${name}_check")
+done
+echo "static rules on ${#static_list[@]} mutants$([ $memcheck -eq 1 ] && echo ", memcheck --small on the ${#memcheck_list[@]} the checks passed") ..."
+printf '%s\n' "${static_list[@]+"${static_list[@]}"}" | xargs -r -P "$jobs" -L 1 bash -c 'run_static "$@"' _ &
+static_pid=$!
+if [ $memcheck -eq 1 ] && [ $no_gpu -eq 0 ]; then
+  printf '%s\n' "${memcheck_list[@]+"${memcheck_list[@]}"}" | xargs -r -P "$memcheck_jobs" -L 1 bash -c 'run_memcheck "$@"' _
 fi
+wait "$static_pid"
+
+# ---- speed, one at a time on a quiet machine, between the solution's rounds
+if [ $no_gpu -eq 0 ]; then
+  echo "speed: the solution's rounds and the mutants that passed the checks$([ $memcheck -eq 1 ] && echo " and memcheck") ..."
+  rm -f "$out/solution.csv"
+  solution_round
+  next=$every
+  for i in "${survivors[@]+"${survivors[@]}"}"; do
+    name=$(printf 'mut%03d' "$i")
+    if [ $memcheck -eq 1 ] && [ "$(cat "$state/$name.memcheck" 2> /dev/null)" != clean ]; then continue; fi
+    past_deadline && { echo "not run (deadline)" > "$state/$name.speed"; continue; }
+    while [ "$i" -ge "$next" ]; do solution_round; next=$((next + every)); done
+    run_speed "$name" "${lessons_of[$i]}" "$build/${name}_check"
+    echo "${ids[$i]}: speed $(cat "$state/$name.speed")"
+  done
+  past_deadline || solution_round
+fi
+[ -f "$out/solution.csv" ] || echo "gpu,exercise,kernel,ms,ceiling,ceiling_ms,runs,spread" > "$out/solution.csv"
+
+# ---- mutants.csv and summary.txt
+python3 - "$state" "$out" "$equivalents" "$(($(date +%s) - start))" "$deadline" "$memcheck" "$no_gpu" "$work/ids.txt" <<'EOF'
+import csv, os, statistics, sys
+state, out, equivalents_file, elapsed, deadline, memcheck_on, no_gpu = sys.argv[1:8]
+ids = [l.strip() for l in open(sys.argv[8], encoding="utf-8") if l.strip()]
+LAYERS = ["compile", "host", "gpu", "memcheck", "speed", "static"]
+CAUGHT = {"compile": ("FAILED",), "host": ("FAILED", "timeout"), "gpu": ("FAILED", "timeout"),
+          "memcheck": ("ERROR", "FAILED", "timeout"), "speed": ("SHORT", "FAILED", "timeout"), "static": ("CONTRACT", "SHORT")}
+equivalent = {}
+if os.path.isfile(equivalents_file):
+    for line in open(equivalents_file, encoding="utf-8"):
+        if line.strip() and not line.startswith("#") and ": " in line:
+            mid, why = line.rstrip("\n").split(": ", 1)
+            equivalent[mid.strip()] = why
+
+def outcome(name, layer):
+    try:
+        return open(os.path.join(state, "%s.%s" % (name, layer)), encoding="utf-8").read().strip() or "-"
+    except OSError:
+        return "-"
+
+rows = []
+for k, mid in enumerate(ids):
+    name = "mut%03d" % k
+    o = {layer: outcome(name, layer) for layer in LAYERS}
+    caught = next((layer for layer in LAYERS if o[layer].split(" ")[0].split(":")[0] in CAUGHT[layer]), None)
+    if caught is None:
+        unfinished = any(v.startswith("not run") for v in o.values()) or (
+            o["gpu"] == "passed" and (memcheck_on == "1" and o["memcheck"] == "-"))
+        caught = "unfinished" if unfinished else ("survived (no GPU)" if o["gpu"] == "skipped" else "survived")
+    rows.append(dict(id=mid, lesson=mid.split(":")[0], rule=mid.split(":")[2], caught_by=caught,
+                     equivalent="yes" if mid in equivalent else "", **o))
+with open(os.path.join(out, "mutants.csv"), "w", newline="", encoding="utf-8") as f:
+    w = csv.DictWriter(f, ["id", "lesson", "rule", "caught_by", "equivalent"] + LAYERS)
+    w.writeheader()
+    w.writerows(rows)
+
+lines = []
+counted = [r for r in rows if not r["equivalent"] and r["caught_by"] != "unfinished"]
+caught = [r for r in counted if r["caught_by"] in LAYERS]
+lines.append("mutation run: %d mutants, %d listed as equivalent (grading/equivalent_mutants.txt), %d unfinished; %d s%s"
+             % (len(rows), sum(1 for r in rows if r["equivalent"]), sum(1 for r in rows if r["caught_by"] == "unfinished"),
+                int(elapsed), " (deadline %s s)" % deadline if deadline != "0" else ""))
+if no_gpu == "1":
+    lines.append("NO GPU: the GPU checks, memcheck and speed layers did not run; 'survived' says nothing about them")
+pct = 100.0 * len(caught) / len(counted) if counted else 0.0
+lines.append("caught under default grading: %d of %d non-equivalent mutants that finished (%.1f%%)" % (len(caught), len(counted), pct))
+lines.append("")
+lines.append("by layer (the first that catches each mutant):")
+for layer in LAYERS + ["survived", "survived (no GPU)", "unfinished"]:
+    c = sum(1 for r in rows if r["caught_by"] == layer and not r["equivalent"])
+    if c or layer in LAYERS:
+        lines.append("  %-18s %d" % (layer, c))
+lines.append("")
+lines.append("by lesson (caught / non-equivalent finished):")
+for lesson in sorted({r["lesson"] for r in rows}):
+    mine = [r for r in counted if r["lesson"] == lesson]
+    lines.append("  %-22s %d / %d" % (lesson, sum(1 for r in mine if r["caught_by"] in LAYERS), len(mine)))
+stubs = [r for r in rows if r["rule"] == "stub"]
+lines.append("")
+lines.append("exercise stubs caught: %d of %d%s" % (sum(1 for r in stubs if r["caught_by"] in LAYERS), len(stubs),
+             "".join("\n  NOT CAUGHT: %s (%s)" % (r["id"], r["caught_by"]) for r in stubs if r["caught_by"] not in LAYERS)))
+lines.append("")
+lines.append("not caught (non-equivalent):")
+for r in rows:
+    if r["caught_by"] not in LAYERS and not r["equivalent"]:
+        lines.append("  %s: %s; speed %s; static %s" % (r["id"], r["caught_by"], r["speed"], r["static"]))
+lines.append("")
+lines.append("the course solution's speed over this run's rounds (ratio of each round to the median, by its ceiling fraction):")
+fractions = {}
+try:
+    for r in csv.DictReader(open(os.path.join(out, "solution.csv"), encoding="utf-8")):
+        try:
+            fractions.setdefault(r["exercise"], []).append(float(r["ceiling_ms"]) / float(r["ms"]))
+        except (ValueError, ZeroDivisionError):
+            pass
+except OSError:
+    pass
+if not fractions:
+    lines.append("  not measured")
+for ex, fs in sorted(fractions.items()):
+    med = statistics.median(fs)
+    ratios = [f / med for f in fs]
+    lines.append("  %-20s rounds %2d  ceiling fraction median %.3f  ratio min %.3f max %.3f  spread %.1f%%"
+                 % (ex, len(fs), med, min(ratios), max(ratios), 100 * (max(ratios) - min(ratios))))
+open(os.path.join(out, "summary.txt"), "w", encoding="utf-8").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+EOF
+echo "results: $out (mutants.csv, summary.txt, solution.csv, env.txt)   logs: $logs"
 exit 0

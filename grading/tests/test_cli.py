@@ -91,6 +91,93 @@ class Weights(unittest.TestCase):
             shutil.rmtree(tmp)
 
 
+class Evidence(unittest.TestCase):
+    """--weights C,P, --no-memcheck and --no-performance; a cell's score; the memcheck subset's
+    words; the static facts read by cuobjdump (a stand-in that prints recorded output)."""
+
+    def test_split_and_switches_parse(self):
+        o = cli.parse(["x"])
+        self.assertEqual((o.split, o.memcheck, o.performance), ((80, 20), True, True))
+        o = cli.parse(["--weights", "70,30", "--no-memcheck", "--no-performance", "x"])
+        self.assertEqual((o.split, o.split_given, o.memcheck, o.performance), ((70, 30), "70,30", False, False))
+        self.assertEqual(o.passed_on, ["--no-memcheck", "--no-performance"])
+        for bad in ("70,20", "80", "80,", ",", "a,b", "101,-1", "80,20,0", "80;20"):
+            with self.subTest(weights=bad):
+                rc, out, err = main("--weights", bad, "x")
+                self.assertEqual(rc, 2)
+                self.assertIn("--weights", err)
+
+    def test_cell_score(self):
+        self.assertEqual(gradebook.cell_score(False, {"performance": "5/5"}), 0.0)
+        self.assertEqual(gradebook.cell_score(True, {}), 1.0)
+        for perf in ("off", "not measured", "0/0", "", "junk"):
+            self.assertEqual(gradebook.cell_score(True, {"performance": perf}), 1.0)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4"}), 0.85)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "0/4"}, (60, 40)), 0.6)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "9/4"}), 1.0)  # never above all of it
+        self.assertTrue(gradebook.performance_short({"performance": "3/4"}))
+        self.assertFalse(gradebook.performance_short({"performance": "4/4"}))
+        self.assertFalse(gradebook.performance_short({"performance": "not measured"}))
+
+    def test_the_memcheck_subsets_words(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        log = os.path.join(tmp, "memcheck-small.log")
+        with open(log, "w") as f:
+            f.write("========= Invalid __global__ read of size 4 bytes\n=========     at void k<(int)32>(const float *, int)+0x1a0\n"
+                    "========= ERROR SUMMARY: 3 errors\n")
+        g = cli.Grader(cli.parse(["x"]), REPO)
+        found = g.memcheck_subset_finding(cli.run.Step(rc=99), log, 600)
+        self.assertEqual(len(found), 1)
+        self.assertTrue(found[0].startswith("out-of-bounds or invalid memory access (memcheck on the small shapes: 3 errors"), found)
+        self.assertIn("Invalid __global__ read", found[0])
+        self.assertEqual(g.memcheck_subset_finding(cli.run.Step(rc=0), log, 600), [])
+        self.assertEqual(g.memcheck_subset_finding(cli.run.Step(rc=1), log, 600), [])  # a failed check is the judge's to say
+        self.assertIn("timed out", g.memcheck_subset_finding(cli.run.Step(rc=124, timed_out=True), log, 600)[0])
+
+    def grader_with_fake_cuobjdump(self, script):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        tool = os.path.join(tmp, "cuobjdump")
+        with open(tool, "w") as f:
+            f.write("#!/bin/sh\n" + script)
+        os.chmod(tool, 0o755)
+        g = cli.Grader(cli.parse(["x", "--no-sandbox"]), REPO)
+        g.as_root = False
+        g.sbcfg = cli.sandbox.Config(no_sandbox=True)
+        g.cuobjdump = tool
+        cell = type("FakeCell", (), {})()
+        cell.dir, cell.number = os.path.join(tmp, "cell"), 1
+        os.makedirs(cell.dir)
+        return g, cell
+
+    def test_static_facts_from_cuobjdump(self):
+        rec = os.path.join(REPO, "tests", "evidence", "recorded", "02_solution")
+        g, cell = self.grader_with_fake_cuobjdump(
+            'case $1 in --dump-resource-usage) k=resource;; -sass) k=sass;; -ptx) k=ptx;; esac\n'
+            'exec python3 -c "import lzma,sys; sys.stdout.write(lzma.open(sys.argv[1], \'rt\').read())" "%s/$k.txt.xz"\n' % rec)
+        facts, why = g.static_facts(cell, "/bin/true")
+        self.assertIsNone(why)
+        self.assertEqual(facts["arch"], "sm_90")
+        self.assertTrue(any(k["name"].startswith("void transpose_tiled<33>") for k in facts["kernels"].values()))
+        self.assertTrue(os.path.isfile(os.path.join(cell.dir, "static.json")))
+        self.assertFalse(os.path.exists(os.path.join(cell.dir, "static-sass.log")))
+
+    def test_static_facts_that_cannot_be_read_are_the_cells(self):
+        for script, words in (("exit 3\n", "short: cuobjdump --dump-resource-usage could not read"),
+                              ("exit 127\n", "cuobjdump not found"),
+                              ("echo nothing\n", "short: cuobjdump found no kernel")):
+            with self.subTest(words=words):
+                g, cell = self.grader_with_fake_cuobjdump(script)
+                facts, why = g.static_facts(cell, "/bin/true")
+                self.assertIsNone(facts)
+                self.assertTrue(why.startswith(words), why)
+        g, cell = self.grader_with_fake_cuobjdump("head -c 3000000 /dev/zero\n")
+        g.STATIC_CAP = 1 << 20
+        facts, why = g.static_facts(cell, "/bin/true")
+        self.assertTrue(why.startswith("short: cuobjdump --dump-resource-usage printed over 1 MiB"), why)
+
+
 class Resume(unittest.TestCase):
     """--resume checks the plan before grading anything (no sandbox: --no-sandbox)."""
 

@@ -95,6 +95,7 @@ class Regions(unittest.TestCase):
         self.assertEqual([(m[0], m[4]) for m in got], [
             ("01_x:7:off_by_one:0", "    if (a <= b) x = 1;  // the comment stays: if (c < d)"),
             ("01_x:9:drop_barrier:0", "    "),
+            ("01_x:3:stub:0", "    // TODO(01.a): the exercise as given (its stub)\n    __syncthreads();"),
         ])
 
     def test_apply_changes_exactly_that_line(self):
@@ -118,7 +119,10 @@ class TheLessons(unittest.TestCase):
         self.assertGreater(len(ids), 60)
 
     def test_every_mutant_is_one_changed_code_line_in_a_region(self):
+        region_rules = {name for name, _ in mutants.REGION_RULES}
         for mid, rule, number, old, new in self.all:
+            if rule in region_rules:
+                continue  # TheRegionMutants
             lesson = mid.split(":", 1)[0]
             text = mutants.read_lesson(lesson)
             self.assertIn(number - 1, mutants.exercise_lines(text), mid)
@@ -150,6 +154,80 @@ class TheLessons(unittest.TestCase):
         self.assertEqual([m[4] for m in self.find("04", "half_mask", r"")], added)
 
 
+class TheRegionMutants(unittest.TestCase):
+    """The region-level mistakes: every exercise's stub, and the issue's correct-but-wrong-pattern regions."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.all = mutants.all_mutants()
+        cls.region = [m for m in cls.all if m[1] in {name for name, _ in mutants.REGION_RULES}]
+
+    @staticmethod
+    def code(text):
+        return [l.rstrip() for l in text.split("\n") if l.strip() and not l.strip().startswith("//")]
+
+    def test_one_stub_per_region_and_together_they_are_the_exercise(self):
+        for lesson in mutants.lessons():
+            text = mutants.read_lesson(lesson)
+            stubs = [m for m in self.region if m[0].startswith(lesson + ":") and m[1] == "stub"]
+            self.assertEqual(sorted(m[2] for m in stubs), [b + 1 for _, b, _ in mutants.regions(text)], lesson)
+            for mid, _, number, old, new in sorted(stubs, key=lambda m: -m[2]):
+                text = mutants.apply(text, number, new, old)
+            # Code lines equal to what scripts/make_exercises.cmake generated (comments aside).
+            with open(os.path.join(ROOT, "exercises", lesson, "main.cu"), encoding="utf-8") as f:
+                self.assertEqual(self.code(text), self.code(f.read()), lesson)
+        self.assertEqual(len([m for m in self.region if m[1] == "stub"]), 13)
+
+    def test_a_region_mutant_replaces_its_region_and_nothing_else(self):
+        for mid, rule, number, old, new in self.region:
+            text = mutants.read_lesson(mid.split(":", 1)[0])
+            lines = text.split("\n")
+            n_old = len(old.split("\n"))
+            self.assertEqual("\n".join(lines[number - 1:number - 1 + n_old]), old, mid)
+            self.assertTrue(lines[number - 1].strip().startswith("// EXERCISE BEGIN"), mid)
+            self.assertTrue(lines[number - 2 + n_old].strip().startswith("// EXERCISE END"), mid)
+            changed = mutants.apply(text, number, new, old).split("\n")
+            self.assertEqual(changed[:number - 1], lines[:number - 1], mid)
+            self.assertEqual(changed[number - 1 + len(new.split("\n")):], lines[number - 1 + n_old:], mid)
+            self.assertNotIn("EXERCISE", new, mid)
+            self.assertEqual(mid.split(":")[1:], [str(number), rule, "0"])
+
+    def test_the_issues_region_mistakes(self):
+        ids = {m[0]: m for m in self.region}
+        tiled = [m for m in self.region if m[1] == "naive_in_tiled"]
+        self.assertEqual([m[0].split(":")[0] for m in tiled], ["02_shared_transpose"])
+        self.assertIn("__shared__", tiled[0][3])
+        self.assertNotIn("__shared__", tiled[0][4])
+        self.assertNotIn("__syncthreads", tiled[0][4])
+        other = sorted(m for m in self.region if m[1] == "other_coalescing")
+        self.assertEqual([m[3].split("\n")[0].split()[-1] for m in other], ["01.strided_reads", "01.strided_writes"])
+        # reads: consecutive threads take consecutive floats of `in`; writes: of `out`.
+        self.assertIn("= in[i];", other[0][4])
+        self.assertIn("out[i] =", other[1][4])
+        for m in other + tiled:
+            self.assertIn(m[0], ids)
+
+
+class EquivalentMutants(unittest.TestCase):
+    """grading/equivalent_mutants.txt: `id: why`, each id a mutant the generator makes, none a stub."""
+
+    def test_every_line_names_a_mutant_with_a_reason(self):
+        ids = {m[0]: m for m in mutants.all_mutants()}
+        seen = set()
+        with open(os.path.join(ROOT, "grading", "equivalent_mutants.txt"), encoding="utf-8") as f:
+            for line in f:
+                if not line.strip() or line.startswith("#"):
+                    continue
+                mid, sep, why = line.rstrip("\n").partition(": ")
+                self.assertEqual(sep, ": ", line)
+                self.assertIn(mid, ids, "not a mutant of grading/mutants.py (moved lines?): " + mid)
+                self.assertGreater(len(why.split()), 8, "argue it: " + mid)
+                self.assertNotIn(mid, seen)
+                self.assertNotIn(ids[mid][1], {name for name, _ in mutants.REGION_RULES}, mid)
+                seen.add(mid)
+        self.assertTrue(seen)
+
+
 class CommandLine(unittest.TestCase):
     def run_main(self, *args):
         out, err = io.StringIO(), io.StringIO()
@@ -160,6 +238,19 @@ class CommandLine(unittest.TestCase):
         finally:
             sys.stdout, sys.stderr = real
         return rc, out.getvalue(), err.getvalue()
+
+    def test_apply_writes_a_region_mutant(self):
+        mid = next(m[0] for m in mutants.all_mutants(only="02") if m[1] == "naive_in_tiled")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "main.cu")
+            self.assertEqual(self.run_main("apply", mid, path)[0], 0)
+            with open(path, encoding="utf-8") as f:
+                mutated = f.read()
+        self.assertIn("lesson 01's transpose in the tiled kernel's place", mutated)
+        self.assertEqual(mutated.count("EXERCISE BEGIN 02.tiled"), 0)
+        rc, out, _ = self.run_main("show", mid)
+        self.assertEqual(rc, 0)
+        self.assertIn("-    __shared__ float tile[kTile][kPitch];", out)
 
     def test_show_apply_and_bad_ids(self):
         mid = mutants.all_mutants(only="04")[0][0]

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# loop_test.sh WORK — scripts/exercises.sh's hint, reset and watch, end to end, on the toy course in
-# tests/exercises/loop (no compiler, no GPU): a copy of it in WORK, with the course's exercises.sh
-# and make_exercises.cmake. Prints what it checks; exits non-zero at the first thing that is wrong.
+# loop_test.sh WORK — scripts/exercises.sh's hint, reset, watch and the speed shown by check, end to
+# end, on the toy course in tests/exercises/loop (no compiler, no GPU): a copy of it in WORK, with the
+# course's exercises.sh, make_exercises.cmake and grading/evidence.py. The toy check's "GPU" and its
+# speed measurement are canned (tests/exercises/loop/toy_check.sh, evidence/*.jsonl, and the toy's
+# recorded solution figures in results/h100/evidence/solution.csv). Prints what it checks; exits
+# non-zero when something is wrong.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work=${1:?usage: loop_test.sh WORK}
 rm -rf "$work" && mkdir -p "$work" && cp -R "$root/tests/exercises/loop/." "$work/" || exit 1
 mkdir -p "$work/scripts" "$work/exercises/01_toy"
 cp "$root/scripts/exercises.sh" "$root/scripts/make_exercises.cmake" "$work/scripts/" || exit 1
+mkdir -p "$work/grading" && cp "$root/grading/evidence.py" "$root/grading/static_evidence.py" "$work/grading/" || exit 1
 cd "$work" || exit 1
 cmake -P scripts/make_exercises.cmake > /dev/null || { echo "FAIL: the generator failed on the toy lesson"; exit 1; }
 ex=exercises/01_toy/main.cu
@@ -66,6 +70,11 @@ bash scripts/exercises.sh reset 01 --yes > /dev/null 2>&1
 rm exercises/01_toy/.original_main.cu exercises/01_toy/main.cu.backup-*
 mv lessons.away lessons
 
+# ---- speed: never for an exercise whose GPU checks fail
+out=$(TOY_EVIDENCE=$work/evidence/fast.jsonl bash scripts/exercises.sh check 01 2>&1)
+expect_in "$out" '^speed: not measured \(the GPU checks must pass first' "no speed shown before the GPU checks pass"
+printf '%s\n' "$out" | grep -q 'of the solution' && fail "a speed was shown for an unsolved exercise: $out"
+
 # ---- watch: check, wait for a save, check again
 log=$work/watch.txt
 bash scripts/exercises.sh watch 01 --rounds 2 > "$log" 2>&1 &
@@ -94,6 +103,47 @@ wait $pid; rc=$?
 set +m
 expect_in "$(cat "$log")" 'watch: stopped' "Ctrl-C stops watch"
 [ $rc -eq 0 ] && ok "and it exits 0" || fail "watch exited $rc after Ctrl-C"
+
+# ---- speed beside the solution (the exercise is solved now), in the rubric's words.
+# The toy solution's recorded ceiling fractions on the H100: 0.300/0.310, 0.301/0.312, 0.300/0.311,
+# median 0.9647. fast: 0.300/0.320 = 0.9375 of the copy's speed, 0.9375/0.9647 = 97% of the solution's.
+speed_check() {  # speed_check CANNED: `check 01` with that canned measurement; sets out and rc
+  out=$(TOY_EVIDENCE=$work/evidence/$1.jsonl bash scripts/exercises.sh check 01 2>&1); rc=$?
+}
+speed_check fast
+expect_in "$out" '^speed beside the course solution on NVIDIA H100 80GB HBM3:' "the speed is shown with the GPU's name"
+expect_in "$out" '^  \[ok   \] 01\.double: twice 0\.320 ms, copy 0\.300 ms: 97% of the solution.s speed \(at least 80% asked\)' \
+  "a fast kernel: 97% of the solution's speed, met"
+[ $rc -eq 0 ] && ok "and the exercise is solved" || fail "check exited $rc"
+# slow: 0.300/0.900 = 0.3333, / 0.9647 = 35%: the rubric's words, and still solved (speed is not correctness).
+speed_check slow
+expect_in "$out" "^  \[short\] 01\.double: twice 0\.900 ms, copy 0\.300 ms: correct, but 35% of the solution's speed on this GPU: the toy says double in one pass" \
+  "a slow kernel: the rubric's words with 35%"
+[ $rc -eq 0 ] && expect_in "$(tail -n 1 <<< "$out")" '^1/1 solved' "a slow kernel is still solved" || fail "check exited $rc for a slow kernel"
+# A GPU the course has no recorded figure for: only the ceiling fraction (0.300/0.400 = 75%).
+speed_check other_gpu
+expect_in "$out" '\[-    \] 01\.double: .*no recorded solution figure for NVIDIA A100-SXM4-40GB; your kernel ran at 75% of the copy.s speed' \
+  "another GPU: no solution figure, the ceiling fraction only"
+printf '%s\n' "$out" | grep -q 'of the solution.s speed' && fail "a ratio to the solution was invented for a GPU without a figure: $out"
+# A time under half the ceiling's is not believed.
+speed_check implausible
+expect_in "$out" '\[short\] 01\.double: .*implausible: the submission reported 0\.1 ms, under half its ceiling.s 0\.3 ms' \
+  "an implausible time is not credited"
+# No GPU: not measured, and no number at all.
+out=$(TOY_GPU=none TOY_EVIDENCE=$work/evidence/fast.jsonl bash scripts/exercises.sh check 01 2>&1); rc=$?
+expect_in "$out" '^speed: not measured \(no usable GPU here' "no GPU: the speed is not measured"
+printf '%s\n' "$out" | grep -qE '[0-9]+% of the|[0-9] ms' && fail "no GPU, yet a speed was shown: $out"
+expect_in "$out" 'skipped: no GPU' "and the table says skipped: no GPU"
+[ $rc -eq 1 ] && ok "and check exits 1 (not solved without a GPU)" || fail "check without a GPU exited $rc"
+# A check with no speed test case (no canned measurement): says so.
+out=$(bash scripts/exercises.sh check 01 2>&1)
+expect_in "$out" '^speed: not measured \(this check has no speed test case\)' "a check without speed cases: not measured"
+# No recorded figures in the pack at all (no results/*/evidence): the ceiling fraction only.
+mv results results.away
+speed_check fast
+expect_in "$out" 'no recorded solution figure for NVIDIA H100 80GB HBM3; your kernel ran at 94% of the copy.s speed' \
+  "no solution.csv: no figure, and no invented ratio"
+mv results.away results
 
 [ $failures -eq 0 ] && echo "all loop tests passed" || echo "$failures failed"
 [ $failures -eq 0 ]
