@@ -457,9 +457,6 @@ class Grader:
                     self.die(1, "'%s' not found" % tool)
             if o.sanitize and shutil.which("compute-sanitizer") is None:
                 self.die(1, "--sanitize needs compute-sanitizer (part of the CUDA toolkit) on PATH")
-            if o.memcheck and not o.host_only and shutil.which("compute-sanitizer") is None:
-                self.die(1, "the memcheck subset needs compute-sanitizer (part of the CUDA toolkit) on PATH; "
-                            "or grade without it with --no-memcheck")
         if o.jobs is None:
             o.jobs = max(1, (os.cpu_count() or 2) // 2)
 
@@ -778,6 +775,10 @@ class Grader:
                     self.die(3, "no usable GPU: nvidia-smi lists one, but the CUDA runtime says %s (nothing graded)" % visible(m.group(1).strip()))
                 sys.stderr.write("\n".join(text.splitlines()[-5:]) + "\n")
                 self.die(1, "the check of common/ failed on this GPU (exit %d); nothing graded" % p.returncode)
+        # (after the GPU is known to work: without one, that is what the instructor must hear)
+        if o.memcheck and not o.host_only and not o.sanitize and shutil.which("compute-sanitizer") is None:
+            self.die(1, "the memcheck subset needs compute-sanitizer (part of the CUDA toolkit) on PATH; "
+                        "or grade without it with --no-memcheck (nothing graded)")
         targets = ["course_common", "course_grading", "course_test_main", "common_check"] + ["%s_check" % l for l in sorted({c.lesson for c in todo})]
         self.judges = {}
 
