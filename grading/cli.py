@@ -3,7 +3,7 @@ treating every submission as hostile. (scripts/grade.sh runs grading/grade.py; g
 says how to grade a class and what the grader does and does not defend against.)
 
 usage: scripts/grade.sh SUBMISSIONS [options]
-       scripts/grade.sh --gradebook-from CELLS [--out DIR] [--weights FILE]
+       scripts/grade.sh --gradebook-from CELLS [--out DIR] [--weights FILE] [--weights C,P]
 
 SUBMISSIONS holds one folder per student, each holding any subset of NN_name/main.cu, where
 NN_name is a lesson folder of lessons/lessons.txt. Every (student, lesson) is one cell. For each:
@@ -14,7 +14,13 @@ NN_name is a lesson folder of lessons/lessons.txt. Every (student, lesson) is on
      sandbox, runs every test case with its own inputs and references, judges the runner's
      recorded values and writes its verdict (JSON), which is the cell's grade. A test case that
      asked the submission for no value is the course's own test: shown apart, never counted;
-  4. with --sanitize, racecheck and memcheck over the runner's GPU checks, in the sandbox.
+  4. the memcheck subset: the runner again, in the sandbox, under compute-sanitizer memcheck on
+     the checks' small shapes (--small); an error fails the cell (--no-memcheck: off);
+  5. performance evidence (--no-performance: off): each exercise's speed beside the course
+     solution's, timed by the judge's verdict, and the static facts of the compiled kernels
+     (cuobjdump, in the sandbox, while the cell compiles), judged by lessons/NN_name/rubric.json;
+  6. with --sanitize, racecheck and memcheck over all of the runner's GPU checks (then in place
+     of the memcheck subset), in the sandbox.
 Every entry of SUBMISSIONS, and of a student's folder, gets a row; nothing is read through a
 symbolic link (a link gets a row that says so).
 
@@ -25,7 +31,10 @@ symbolic link (a link gets a row that says so).
   --timeout S          seconds one run may take (default: 60); the judge gets 60 more
   --sanitize           also run each cell's GPU checks under compute-sanitizer racecheck and
                        memcheck; a finding is reported even if the checks passed
-  --sanitize-timeout S seconds one sanitizer run may take (default: 600)
+  --sanitize-timeout S seconds one sanitizer run may take, the memcheck subset's too (default: 600)
+  --no-memcheck        no memcheck subset (step 4)
+  --no-performance     no performance evidence (step 5): each cell is graded on correctness alone,
+                       as before the evidence existed; the rubric's contracts are not judged either
   --seed N             the seed mixed into every random input (default: drawn at random; the
                        gradebook says which, so that a run can be repeated)
   --hidden-shapes FILE extra shapes for every lesson's checks (lines "NN_name N ..."; keep the
@@ -46,8 +55,8 @@ symbolic link (a link gets a row that says so).
   --jobs N             cells compiled at the same time (default: half the CPU cores); a cell's
                        checks start as soon as it is compiled, while the others compile
   --share N            N cells' checks at the same time on each GPU (default 1). A cell that did
-                       not pass everything is graded again, alone on its GPU, and that is its
-                       grade. Needs root and the sandbox (cells are told apart by their user ids)
+                       not pass everything (or fell short of a performance rule) is graded again,
+                       alone on its GPU, and that is its grade. Needs root and the sandbox (cells are told apart by their user ids)
   --no-sandbox         grade without bubblewrap (said in the gradebook): a submission can then
                        read and write whatever the instructor can
   --host-only          run the host test cases only, needing no GPU: for testing the grader
@@ -59,6 +68,9 @@ symbolic link (a link gets a row that says so).
                        and options that change a grade must be the same
   --weights FILE       lines "NN_name WEIGHT" (WEIGHT >= 0, default 1; # starts a comment line)
                        for DIR/scores.csv; also with --gradebook-from
+  --weights C,P        a passed cell's score: C% for correctness plus P% times the share of its
+                       performance rules met (default 80,20; whole numbers adding up to 100); a
+                       cell that did not pass scores 0; also with --gradebook-from
   --gpus all|I,J,...   one cell on each of these GPUs at a time (all: those in
                        CUDA_VISIBLE_DEVICES when set, else every GPU nvidia-smi lists)
   --slurm              write (not run) a Slurm job array that grades the class into --out (on a
@@ -73,15 +85,18 @@ symbolic link (a link gets a row that says so).
 
 Gradebook (CSV and Markdown, one row per cell): student, lesson, compiled, checks passed and
 checks total (the test cases that judged a value the submission computed), first failure or
-finding, and the course's own test cases apart. Exports: DIR/scores.csv (student, score, max
-score, comment) and DIR/feedback/STUDENT.md. A cell scores its lesson's weight when it passed
-(compiled, every counted test case passed, at least one counted, no finding), else 0.
+finding, the course's own test cases apart, then correctness (passed: compiled, every counted
+test case passed, at least one counted, no finding), performance (rules met/judged, "off" or
+"not measured"), the cell's score (a share of its lesson's weight, --weights C,P) and the first
+performance shortfall in the rubric's words. Exports: DIR/scores.csv (student, score, max score,
+comment) and DIR/feedback/STUDENT.md.
 Exit: 0 every cell passed; 1 a cell did not (or the grader could not build the course);
 2 bad command line; 3 no usable GPU, or no usable sandbox (nothing is graded); 130 interrupted.
 """
 import os
 import re
 import shutil
+import json
 import signal
 import socket
 import statistics
@@ -94,11 +109,15 @@ from datetime import datetime, timezone
 
 from . import compile as compile_
 from . import gpus as gpus_
-from . import gradebook, judge, plan, run, sandbox, slurm
+from . import evidence, gradebook, judge, plan, run, sandbox, slurm, static_evidence
 from .lessons import LessonListError, check_hidden_shapes, course_lessons
 from .names import quote_output, shorten, visible
 
 ME = "grade.sh"
+# The doctest option that leaves out the `speed: <id>` test cases (common/check_main.hpp): in the
+# sanitizers' runs (a large size timed many times, under a sanitizer, would prove nothing more) and
+# in runner and judge with --no-performance.
+SKIP_SPEED = "--test-case-exclude=speed: *"
 
 
 class Exit(Exception):
@@ -134,6 +153,10 @@ class Options:
         self.gradebook_from = None
         self.resume = False
         self.weights_file = ""
+        self.split = gradebook.DEFAULT_SPLIT  # --weights C,P
+        self.split_given = ""
+        self.memcheck = True
+        self.performance = True
         self.gpus = ""
         self.slice = ""
         self.slurm = False
@@ -205,9 +228,21 @@ def parse(argv):
             o.resume = True
             i += 1
         elif a == "--weights":
-            v = value(a, lambda v: v is not None and os.path.isfile(v) and os.access(v, os.R_OK),
-                      "--weights needs a readable file (lines 'NN_name weight')")
-            o.weights_file = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(v))), os.path.basename(v))
+            v = value(a, lambda v: v is not None, "--weights needs C,P (e.g. 80,20) or a readable file (lines 'NN_name weight')")
+            if os.path.isfile(v) and os.access(v, os.R_OK):
+                o.weights_file = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(v))), os.path.basename(v))
+            elif "," in v or re.fullmatch(r"[0-9 ]*", v):
+                try:
+                    o.split = gradebook.parse_split(v)
+                except gradebook.WeightsError as e:
+                    usage_error(str(e))
+                o.split_given = "%d,%d" % o.split
+            else:
+                usage_error("--weights needs C,P (e.g. 80,20) or a readable file (lines 'NN_name weight'); '%s' is neither" % visible(v))
+        elif a in ("--no-memcheck", "--no-performance"):
+            setattr(o, a[5:], False)
+            o.passed_on.append(a)
+            i += 1
         elif a == "--gpus":
             o.gpus = value(a, lambda v: v is not None and (v == "all" or re.fullmatch(r"[0-9]+(,[0-9]+)*", v)),
                            "--gpus needs 'all' or GPU indexes like 0,1,3")
@@ -287,6 +322,7 @@ class Cell:
         self.label = "%s / %s" % (planned.shown_student, planned.shown_lesson)
         self.compiled = threading.Event()  # set when its build ended (compiled file written)
         self.todo = False
+        self.static = (None, "static facts not read")  # (facts, why not): set while it compiles
 
 
 class Grader:
@@ -366,7 +402,7 @@ class Grader:
         return self.grade()
 
     def write_gradebook(self, cells):
-        status, md, err = gradebook.write_gradebook(cells, self.out, self.lessons, self.weights, ME)
+        status, md, err = gradebook.write_gradebook(cells, self.out, self.lessons, self.weights, ME, self.o.split)
         sys.stdout.write(md)
         if err:
             print(err, file=sys.stderr)
@@ -432,9 +468,9 @@ class Grader:
             with open(o.hidden, "rb") as f:
                 hidden = "%08x" % zlib.crc32(f.read())
         return ("submissions=%s host_only=%d sanitize=%d timeout=%d sanitize_timeout=%d no_sandbox=%d hidden=%s "
-                "mem_mib=%d transcript_mib=%d max_files=%d max_source_kib=%d"
+                "mem_mib=%d transcript_mib=%d max_files=%d max_source_kib=%d memcheck=%d performance=%d"
                 % (visible(self.submissions), o.host_only, o.sanitize, o.timeout, o.sanitize_timeout, o.no_sandbox, hidden,
-                   o.mem_mib, o.transcript_mib, o.max_files, o.max_source_kib))
+                   o.mem_mib, o.transcript_mib, o.max_files, o.max_source_kib, o.memcheck, o.performance))
 
     def make_plan(self):
         """Every cell gets a folder, numbered in the order of the students' and their entries' names,
@@ -557,6 +593,25 @@ class Grader:
         if o.slurm and self.slice_n > nstudents:
             o.tasks = self.slice_n = max(1, nstudents)
 
+    def load_rubrics(self):
+        """Each lesson's rubric (lessons/NN_name/rubric.json, the course's: trusted), or the reason
+        there is none; and cuobjdump, for the static facts."""
+        self.rubrics, self.no_rubric = {}, {}
+        for lesson in sorted({c.lesson for c in self.cells}):
+            path = os.path.join(self.repo, "lessons", lesson, "rubric.json")
+            if not os.path.isfile(path):
+                self.no_rubric[lesson] = "no rubric for %s" % lesson
+                continue
+            try:
+                self.rubrics[lesson] = evidence.load_rubric(path)
+            except evidence.RubricError as e:
+                self.no_rubric[lesson] = "grader error: %s" % e
+        try:
+            self.cuobjdump = static_evidence.find_cuobjdump()
+            self.no_cuobjdump = ""
+        except static_evidence.EvidenceError as e:
+            self.cuobjdump, self.no_cuobjdump = None, str(e)
+
     def write_slurm(self):
         o = self.o
         sdir = os.path.join(self.out, "slurm")
@@ -565,7 +620,7 @@ class Grader:
         if o.gpus_per_task > 1:
             task_args += ["--gpus", "all"]
         slurm.write(sdir, grade_sh, task_args, o.tasks, o.gpus_per_task, o.partition, o.account, self.cells_dir,
-                    self.out, o.weights_file)
+                    self.out, o.weights_file, o.split_given)
         info = "Inputs drawn with --seed %d%s.\n" % (o.seed, ", with hidden shapes" if o.hidden else "")
         if o.host_only:
             info += "Host test cases only (--host-only): no GPU check was run.\n"
@@ -615,6 +670,23 @@ class Grader:
             return self.write_gradebook(self.cells_dir)
         signal.signal(signal.SIGINT, self.on_signal)
         signal.signal(signal.SIGTERM, self.on_signal)
+        self.load_rubrics()
+        if o.host_only:
+            self.info("Performance evidence: not measured (--host-only runs no GPU check).")
+        elif not o.performance:
+            self.info("Performance evidence: off (--no-performance): correctness alone.")
+        else:
+            self.info("Performance evidence: each exercise's speed beside the course solution's (timed in the judge's verdict) "
+                      "and the compiled kernels' static facts%s, judged by each lesson's rubric.json; score = %d%% correctness "
+                      "+ %d%% x the share of performance rules met, for a cell that passed."
+                      % (" (cuobjdump not found: static facts not measured)" if self.cuobjdump is None else "", o.split[0], o.split[1]))
+        if o.host_only or not o.memcheck:
+            self.info("Memcheck subset: off%s." % (" (--host-only)" if o.host_only else " (--no-memcheck)"))
+        elif o.sanitize:
+            self.info("Memcheck subset: not run (--sanitize runs memcheck over every GPU check instead).")
+        else:
+            self.info("Memcheck subset: each cell that passed its checks ran them again on their small shapes (--small) "
+                      "under compute-sanitizer memcheck, in its sandbox; an error fails the cell.")
         self.build_course(todo)
         self.info("Memory: each step of a cell (compile, run, judge, sanitizer) stopped above %d MiB resident (all its processes, read every 0.2 s); "
                   "RLIMIT_DATA of %d MiB on every compile%s. Transcripts up to %d MiB judged; student folders up to %d entries, main.cu up to %d KiB."
@@ -625,7 +697,7 @@ class Grader:
         if o.slice:
             print("%s: task %s done: %d cells graded" % (ME, o.slice, len(todo)))
             return 0
-        status, md, err = gradebook.write_gradebook(self.cells_dir, self.out, self.lessons, self.weights, ME)
+        status, md, err = gradebook.write_gradebook(self.cells_dir, self.out, self.lessons, self.weights, ME, o.split)
         print()
         sys.stdout.write(md)
         print()
@@ -703,6 +775,10 @@ class Grader:
                     self.die(3, "no usable GPU: nvidia-smi lists one, but the CUDA runtime says %s (nothing graded)" % visible(m.group(1).strip()))
                 sys.stderr.write("\n".join(text.splitlines()[-5:]) + "\n")
                 self.die(1, "the check of common/ failed on this GPU (exit %d); nothing graded" % p.returncode)
+        # (after the GPU is known to work: without one, that is what the instructor must hear)
+        if o.memcheck and not o.host_only and not o.sanitize and shutil.which("compute-sanitizer") is None:
+            self.die(1, "the memcheck subset needs compute-sanitizer (part of the CUDA toolkit) on PATH; "
+                        "or grade without it with --no-memcheck (nothing graded)")
         targets = ["course_common", "course_grading", "course_test_main", "common_check"] + ["%s_check" % l for l in sorted({c.lesson for c in todo})]
         self.judges = {}
 
@@ -753,6 +829,9 @@ class Grader:
         self.hidden_arg = []
         if o.hidden:
             self.hidden_arg = ["--hidden-shapes", o.hidden if o.no_sandbox else "/hidden-shapes.txt"]
+        if getattr(self, "cuobjdump", None):  # (a CUDA toolkit outside PATH: its folder must be seen in the sandbox)
+            ro, links = sandbox.system_dirs(paths=[self.cuobjdump])
+            self.sbcfg.ro_dirs, self.sbcfg.links = ro, links
         self.sandbox_s = 0.0
         if not o.no_sandbox:  # what the sandbox itself costs: an empty command in it, timed
             times = []
@@ -777,9 +856,9 @@ class Grader:
     def cell_uid(self, cell):
         return sandbox.cell_uid(self.slot.base, cell.number) if self.as_root and not self.o.no_sandbox else None
 
-    def boxed(self, cell, name, limit, role, cmd, gpu, fd3=None):
-        """Runs CMD in the cell's sandbox: DIR/NAME.log (cut at --output-kib), DIR/NAME.cut. FD3: a
-        descriptor the command gets as its fd 3 (the transcript), and no other."""
+    def boxed(self, cell, name, limit, role, cmd, gpu, fd3=None, cap=None):
+        """Runs CMD in the cell's sandbox: DIR/NAME.log (cut at --output-kib, or CAP bytes), DIR/NAME.cut.
+        FD3: a descriptor the command gets as its fd 3 (the transcript), and no other."""
         o = self.o
         uid = self.cell_uid(cell)
         if uid is not None:
@@ -791,7 +870,7 @@ class Grader:
         full = prefix + cmd
         if fd3 is not None:
             full = run.with_fd3(fd3, full)
-        step = run.run_step(full, os.path.join(cell.dir, name + ".log"), limit, o.output_kib * 1024,
+        step = run.run_step(full, os.path.join(cell.dir, name + ".log"), limit, cap or o.output_kib * 1024,
                             mem_bytes=o.mem_mib << 20, uid=uid, count_procs=not o.no_sandbox,
                             pass_fds=() if fd3 is None else (fd3,),
                             status=not o.no_sandbox, nice=10 if role == "compile" else 0)
@@ -817,6 +896,13 @@ class Grader:
             else:
                 why = compile_.finding(step, os.path.join(cell.dir, "build.log"), box, o.output_kib, o.mem_mib)
             timing = "compile_s=%.2f\ncompile_mib=%d\n" % (time.monotonic() - t0, step.peak_rss >> 20)
+            if compiled == "yes" and o.performance and not o.host_only and self.rubrics.get(cell.lesson, {}).get("rules"):
+                t1 = time.monotonic()
+                try:
+                    cell.static = self.static_facts(cell, os.path.join(box, "build", cell.lesson + "_check"))
+                except Exception as e:  # a grader error: the static facts are not measured, the cell is graded
+                    cell.static = (None, "static facts not read (grader error: %s)" % visible(str(e))[:200])
+                timing += "static_s=%.2f\n" % (time.monotonic() - t1)
         except plan.SourceError as e:
             compiled, why, timing = "-", "%s: not graded" % e, ""
         except compile_.BoxError as e:
@@ -826,6 +912,43 @@ class Grader:
         cell.compile_finding, cell.compiled_value = why, compiled
         gradebook.write_atomic(os.path.join(cell.dir, "compiled"), compiled + "\n")
         cell.compiled.set()
+
+    STATIC_LIMIT_S = 60
+    STATIC_CAP = 64 << 20
+
+    def static_facts(self, cell, binary):
+        """(facts, None) of the cell's compiled runner, read by cuobjdump in the cell's sandbox (it
+        reads a file the submission's compile made), each listing cut at 64 MiB and 60 s; or (None,
+        why): "short: ..." when the binary could not be read (held against the cell), else not
+        measured (no cuobjdump: the grader's machine)."""
+        if self.cuobjdump is None:
+            return None, self.no_cuobjdump
+        texts = {}
+        for kind, option in (("resource", "--dump-resource-usage"), ("sass", "-sass"), ("ptx", "-ptx")):
+            name = "static-" + kind
+            step = self.boxed(cell, name, self.STATIC_LIMIT_S, "run", [self.cuobjdump, option, binary], None, cap=self.STATIC_CAP)
+            log = os.path.join(cell.dir, name + ".log")
+            if not step.started:
+                return None, "cuobjdump could not start in the sandbox (see %s.log)" % name
+            if step.rc == 127:
+                return None, "cuobjdump not found in the sandbox"
+            if step.cut > 0:
+                return None, "short: cuobjdump %s printed over %d MiB for the compiled kernels" % (option, self.STATIC_CAP >> 20)
+            if step.timed_out:
+                return None, "short: cuobjdump %s took over %d s on the compiled kernels" % (option, self.STATIC_LIMIT_S)
+            if step.rc != 0 or step.mem_killed:
+                return None, "short: cuobjdump %s could not read the compiled kernels (exit %d)" % (option, step.rc)
+            fd = os.open(log, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f:
+                texts[kind] = f.read(self.STATIC_CAP + 1).decode("utf-8", "replace")
+        facts = static_evidence.facts_from_dumps(texts["resource"], texts["sass"], texts["ptx"])
+        for kind in texts:  # (megabytes per cell; the facts are kept in static.json)
+            os.unlink(os.path.join(cell.dir, "static-%s.log" % kind))
+        gradebook.write_atomic(os.path.join(cell.dir, "static.json"),
+                               json.dumps({"arch": facts["arch"], "kernels": facts["kernels"]}, indent=1, sort_keys=True))
+        if not facts["kernels"]:
+            return None, "short: cuobjdump found no kernel in the compiled runner"
+        return facts, None
 
     def compile_all(self, todo):
         sem = threading.Semaphore(self.o.jobs)
@@ -906,6 +1029,10 @@ class Grader:
         box = os.path.join(cell.dir, "box")
         check = os.path.join(box, "build", cell.lesson + "_check")
         mode = ["--host"] if o.host_only else []
+        # Without the performance evidence no speed test case runs (runner and judge alike: the
+        # judge expects what the runner recorded): grading costs what it did before they existed.
+        if not o.performance:
+            mode = mode + [SKIP_SPEED]
         findings = []
         # 1. the runner, sandboxed: records what the submission hands back (fd TRANSCRIPT)
         transcript = os.path.join(cell.dir, "transcript.bin")
@@ -939,7 +1066,7 @@ class Grader:
             if uuid:
                 env["CUDA_VISIBLE_DEVICES"] = uuid
             cmd = judge.command(os.path.join(self.common, cell.lesson + "_check"), o.host_only, transcript, o.seed,
-                                o.hidden, verdict_path)
+                                o.hidden, verdict_path, [] if o.performance else [SKIP_SPEED])
             if self.data_limit_runs:
                 cmd = ["prlimit", "--data=%d" % (o.mem_mib << 20), "--"] + cmd
             jstep = run.run_step(cmd, os.path.join(cell.dir, "judge.log"), o.timeout + 60, 4 << 20,
@@ -971,7 +1098,7 @@ class Grader:
             found = []
             for tool in ("racecheck", "memcheck"):
                 s = self.boxed(cell, tool, o.sanitize_timeout, "run",
-                               ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", check, "--gpu",
+                               ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", check, "--gpu", SKIP_SPEED,
                                 "--seed", str(o.seed)] + self.hidden_arg, gpu)
                 san_peak = max(san_peak, s.peak_rss)
                 found += self.sanitizer_finding(tool, s, os.path.join(cell.dir, tool + ".log"), o.sanitize_timeout)
@@ -986,25 +1113,73 @@ class Grader:
                     findings.append("passed, " + "; ".join(found))
                 else:
                     findings += found
+        t3 = time.monotonic()
+        # 4. the memcheck subset: the runner's GPU checks on their small shapes under memcheck, sandboxed;
+        # only where the cell passed so far (an error cannot fail a failed cell more)
+        memcheck_ran = False
+        if (o.memcheck and not o.sanitize and not o.host_only and stop is None and not findings
+                and g is not None and g.total > 0 and g.passed == g.total):
+            memcheck_ran = True
+            s = self.boxed(cell, "memcheck-small", o.sanitize_timeout, "run",
+                           ["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", check, "--gpu", "--small",
+                            "--seed", str(o.seed)] + self.hidden_arg, gpu)
+            san_peak = max(san_peak, s.peak_rss)
+            findings += self.memcheck_subset_finding(s, os.path.join(cell.dir, "memcheck-small.log"), o.sanitize_timeout)
+            if share == 1:
+                busy = gpus_.wait_free(uuid)
+                if busy:
+                    findings.append("left the GPU in use after memcheck (%s)" % busy)
+                    stop = "the GPU was still in use after the cell of %s" % cell.label
+        t4 = time.monotonic()
+        # 5. performance evidence: the verdict's speed evidence and the compiled kernels' static facts,
+        # judged by the lesson's rubric; a contract it breaks (a "required" rule) fails correctness
+        perf = self.performance(cell, g)
+        if perf.get("contracts_broken"):
+            broken = "a contract the GPU checks cannot see: " + perf["contracts_broken"][0]
+            findings.append(("passed, but " + broken) if not findings and g is not None and g.passed == g.total else broken)
+        t5 = time.monotonic()
         uid = self.cell_uid(cell)
         if uid is not None and run.uid_processes({uid}):
             findings.append("a process of this cell outlived it")
             stop = "a process of the cell of %s outlived it" % cell.label
         with open(os.path.join(cell.dir, "timing.txt"), "a") as f:
             f.write("run_s=%.2f\njudge_s=%.2f\nsanitize_s=%.2f\nshare=%d\nrun_mib=%d\njudge_mib=%d\nsanitize_mib=%d\n"
-                    % (t1 - t0, t2 - t1, time.monotonic() - t2, share, run_step.peak_rss >> 20, judge_peak >> 20, san_peak >> 20))
+                    % (t1 - t0, t2 - t1, t3 - t2, share, run_step.peak_rss >> 20, judge_peak >> 20, san_peak >> 20))
+            if memcheck_ran:
+                f.write("memcheck_s=%.2f\n" % (t4 - t3))
+            f.write("evidence_s=%.2f\n" % (t5 - t4))
             if gpu:
                 f.write("gpu=%s\n" % gpu[0])
         finding = shorten("; ".join(findings))
         if g is None:
-            gradebook.finish_cell(cell.dir, "yes", "0", "", finding)
+            gradebook.finish_cell(cell.dir, "yes", "0", "", finding, performance=perf)
             total = "?"
         else:
-            gradebook.finish_cell(cell.dir, "yes", str(g.passed), str(g.total), finding, str(g.course_passed), str(g.course_total))
+            gradebook.finish_cell(cell.dir, "yes", str(g.passed), str(g.total), finding, str(g.course_passed), str(g.course_total),
+                                  performance=perf)
             total = g.total
-        self.progress("%s: %s of %s test cases passed%s" % (cell.label, g.passed if g else 0, total,
-                                                            " \u2014 " + finding if finding else ""))
+        shown = perf["performance"] + (" (" + shorten(perf["short"], 120) + ")" if perf.get("short") else "")
+        self.progress("%s: %s of %s test cases passed%s; performance %s" % (cell.label, g.passed if g else 0, total,
+                                                                            " \u2014 " + finding if finding else "", shown))
         return stop
+
+    def performance(self, cell, g):
+        """The cell's performance: {"performance": "met/judged" | "off" | "not measured", "met",
+        "total", "short" (the first shortfall's words), "contracts_broken"}; evidence.json keeps
+        every rule's result."""
+        o = self.o
+        if not o.performance:
+            return {"performance": "off"}
+        if o.host_only:
+            return {"performance": "not measured", "short": ""}
+        if cell.lesson not in self.rubrics:
+            return {"performance": "not measured", "short": ""}  # (why: run-info.txt and the rubric's folder)
+        facts, why = cell.static
+        result = evidence.judge(self.rubrics[cell.lesson], g.evidence if g is not None else None, facts, None, facts_problem=why)
+        gradebook.write_atomic(os.path.join(cell.dir, "evidence.json"),
+                               json.dumps(result, indent=1, sort_keys=True, default=str) + "\n")
+        return {"performance": evidence.summary(result), "met": result["met"], "total": result["met"] + result["short"],
+                "short": result["first_short"], "contracts_broken": result["contracts_broken"]}
 
     @staticmethod
     def log_says(path, pattern):
@@ -1058,6 +1233,15 @@ class Grader:
             text += " in %s" % quote_output(strip_args(where[0]), 120)
         return [text + ")"]
 
+    def memcheck_subset_finding(self, s, log, limit):
+        """The memcheck subset's verdict, from its exit code (99: errors), as --sanitize's memcheck
+        says it; the count and place are read from its log (which the submission can also write)."""
+        if s.timed_out:
+            return ["memcheck on the small shapes timed out after %d s" % limit]
+        found = self.sanitizer_finding("memcheck", s, log, limit)
+        return [f.replace("MEMCHECK (memcheck: ", "out-of-bounds or invalid memory access (memcheck on the small shapes: ", 1)
+                for f in found]
+
     def grade_cells(self, todo):
         o = self.o
         for c in todo:
@@ -1093,13 +1277,15 @@ class Grader:
                 if not os.path.isfile(r) or getattr(c, "compiled_value", "") != "yes":
                     continue
                 rec = gradebook.read_record(r)
-                if gradebook.is_pass("yes", rec.get("passed", ""), rec.get("total", ""), rec.get("finding", "")):
+                if (gradebook.is_pass("yes", rec.get("passed", ""), rec.get("total", ""), rec.get("finding", ""))
+                        and not gradebook.performance_short(rec)):  # (speed measured beside other cells: again, alone)
                     continue
                 os.replace(r, os.path.join(c.dir, "result-shared.txt"))
                 t = os.path.join(c.dir, "timing.txt")
                 with open(t) as f:
                     text = f.read()
-                text = re.sub(r"^(run_s|judge_s|sanitize_s|share|run_mib|judge_mib|sanitize_mib|gpu)=", r"shared_\1=", text, flags=re.M)
+                text = re.sub(r"^(run_s|judge_s|sanitize_s|memcheck_s|evidence_s|share|run_mib|judge_mib|sanitize_mib|gpu)=",
+                              r"shared_\1=", text, flags=re.M)
                 with open(t, "w") as f:
                     f.write(text)
                 again.append(c)
@@ -1177,6 +1363,10 @@ class Grader:
                 pass
         t = ("Time per cell (median of %d cells run, --share %d): compile %s s, run %s s, judge %s s"
              % (nrun, self.o.share, median_of("compile_s"), median_of("run_s"), median_of("judge_s")))
+        if self.o.memcheck and not self.o.host_only and not self.o.sanitize:
+            t += ", memcheck subset %s s (of the cells it ran on)" % median_of("memcheck_s")
+        if self.o.performance and not self.o.host_only:
+            t += ", static facts %s s (while compiling), evidence %s s" % (median_of("static_s"), median_of("evidence_s"))
         if not self.o.no_sandbox:
             t += "; an empty sandbox starts in %.2f s" % self.sandbox_s
         t += (". Resident memory per cell (median, MiB; read every 0.2 s): compile %s, run %s, judge %s"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hardware counters of an exercise's kernels, read by Nsight Compute and judged by its rubric.
 
-    counters.py measure CHECK --rubric RUBRIC [--json] [--timeout S] [--save DIR] [--full]
+    counters.py measure CHECK --rubric RUBRIC [--json] [--timeout S] [--save DIR] [--values FILE] [--full] [--ncu PATH]
         runs CHECK (a lesson's check binary, e.g. build/02_shared_transpose_check) under ncu, once
         per test case the rubric's "counters" rules name:
             ncu --csv --metrics ... --kernel-name regex:... --launch-count N \\
@@ -17,6 +17,13 @@
         writes the values of RESULT.json (measure --json on the COURSE'S SOLUTION) into the rubric's
         counters rules as "solution": {arch: value}, and names DIR (where the raw output is committed)
         in its "recorded" note: no value goes into a rubric that a GPU run did not measure.
+
+A counters rule (lessons/NN_name/rubric.json, list "counters"):
+  {"exercise": "02.tiled", "kernel": regex on ncu's demangled kernel name, "launch": regex for ncu's
+   --kernel-name filter, "test_case": the check's GPU test case to profile, "metric": ncu metric,
+   "per": ncu metric or null, "op": "<=", "value": threshold, "short": words when it falls short,
+   optional "solution": {"sm_90": value} (only through `record`), "fallback", "fallback_note",
+   "static_kernels" (the static rules' kernel patterns a "static" fallback uses)}
 
 What is measured (the metric names the lessons' ncu scripts use on the H100 and H200):
   * global loads and stores: sectors per request (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum /
@@ -36,7 +43,7 @@ them, a time limit) the result says why, in words, and each rule falls back as i
   "fallback": "static"            the rubric's static "rules" on the same kernel's shared bytes
                                   (grading/static_evidence.py; cuobjdump on the check binary): a
                                   32 x 33 tile has 128 bytes more than a 32 x 32 one;
-  "fallback": {"model": [...], "mentions": "PaddedTile"}
+  "fallback": {"model": [...], "mentions": "PaddedTile", "hint": "..."}
                                   the lesson's own bank model on the student's layout: the check's
                                   host test cases listed (run with doctest's XML reporter) and the
                                   failed expressions that name the layout;
@@ -272,7 +279,11 @@ def plan(rules):
 
 
 def ncu_command(ncu, binary, test_case, metrics, launch, small=True):
-    return [ncu, "--csv", "--clock-control", "none", "--metrics", ",".join(metrics),
+    # --print-kernel-base demangled: the kernel column names the template instance (transpose_tiled<33>,
+    # not only transpose_tiled), which the rules' "kernel" patterns tell apart; --print-units base:
+    # counts as plain numbers
+    return [ncu, "--csv", "--clock-control", "none", "--print-kernel-base", "demangled", "--print-units", "base",
+            "--metrics", ",".join(metrics),
             "--kernel-name", "regex:" + launch, "--launch-count", str(LAUNCH_CAP),
             binary, "--gpu", *(["--small"] if small else []), "--test-case=" + doctest_filter(test_case)]
 

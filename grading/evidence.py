@@ -352,7 +352,8 @@ def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None):
     exercises = {}
     for r in rows:
         exercises.setdefault(r["exercise"] or "(lesson)", []).append(r)
-    first = next((r for r in perf if r["status"] == SHORT), None)
+    # the first shortfall shown: an implausible speed first (a finding the instructor must see), else in rubric order
+    first = next((r for r in perf if r.get("implausible")), None) or next((r for r in perf if r["status"] == SHORT), None)
     return {
         "rules": rows,
         "exercises": exercises,

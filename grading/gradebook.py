@@ -5,12 +5,16 @@ from the start and result.txt once graded: one key=value per line, every value o
 (names as names.display_name shows them; findings with control characters escaped). Keys:
 student, lesson, compiled (yes / no / -), passed and total (the test cases that judged a value the
 submission computed), course_passed and course_total (the course's own test cases, which judged
-none: shown apart, never counted), finding (empty when the cell is fully right).
+none: shown apart, never counted), finding (empty when the cell is fully right), performance
+("met/judged" rules of its rubric, "off" or "not measured"; absent in a cell graded before the
+performance evidence existed: off) and performance_short (the first shortfall's words).
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
-Markdown file per student). A cell earns its lesson's weight when it passed: compiled, every
-counted test case passed, at least one was counted, and no finding.
+Markdown file per student). A cell's correctness is passed when it compiled, every counted test
+case passed, at least one was counted, and it has no finding. Its score, a share of its lesson's
+weight: 0 when not passed; else C% + P% x met/judged (--weights C,P, default 80,20), or 100%
+when its performance is off or not measured.
 """
 import os
 import re
@@ -18,11 +22,15 @@ import re
 from .names import csv_field, feedback_file_name, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
-          "first failure or sanitizer finding", "course test cases passed", "course test cases total"]
+          "first failure or sanitizer finding", "course test cases passed", "course test cases total",
+          "correctness", "performance", "score", "first performance shortfall"]
 NOTE = ("Checks count the test cases that judged a value the submission computed. The course's own "
         "test cases (they judge none of the submission's values) are shown apart and never count in "
-        "the score.")
-RESULT_KEYS = ("compiled", "passed", "total", "course_passed", "course_total", "finding")
+        "the score. Performance is the share of the lesson rubric's speed and static rules met "
+        "(off: not graded; not measured: no GPU run or no rubric); it counts only in a cell whose "
+        "correctness passed.")
+RESULT_KEYS = ("compiled", "passed", "total", "course_passed", "course_total", "finding", "performance", "performance_short")
+DEFAULT_SPLIT = (80, 20)
 
 
 class WeightsError(Exception):
@@ -59,14 +67,17 @@ def identity_text(student, lesson, slice_k=None):
     return text
 
 
-def finish_cell(cell_dir, compiled, passed="", total="", finding="", course_passed="", course_total=""):
-    """result.txt, whole or not at all: identity.txt, then the result."""
+def finish_cell(cell_dir, compiled, passed="", total="", finding="", course_passed="", course_total="", performance=None):
+    """result.txt, whole or not at all: identity.txt, then the result. PERFORMANCE: {"performance":
+    "met/judged" | "off" | "not measured", "short": words} of a cell that ran (None: it did not)."""
     with open(os.path.join(cell_dir, "identity.txt"), encoding="utf-8", errors="surrogateescape") as f:
         ident = f.read()
     if ident and not ident.endswith("\n"):
         ident += "\n"
+    perf = performance or {}
     values = {"compiled": compiled, "passed": passed, "total": total, "course_passed": course_passed,
-              "course_total": course_total, "finding": finding}
+              "course_total": course_total, "finding": finding, "performance": perf.get("performance", ""),
+              "performance_short": perf.get("short", "")}
     write_atomic(os.path.join(cell_dir, "result.txt"),
                  ident + "".join("%s=%s\n" % (k, one_line(values[k])) for k in RESULT_KEYS))
 
@@ -74,6 +85,45 @@ def finish_cell(cell_dir, compiled, passed="", total="", finding="", course_pass
 def is_pass(compiled, passed, total, finding):
     return (compiled == "yes" and re.fullmatch(r"[0-9]+", total or "") is not None and int(total) > 0
             and passed == total and not finding)
+
+
+def parse_split(text):
+    """--weights C,P -> (C, P): whole numbers >= 0 that add up to 100."""
+    m = re.fullmatch(r"\s*([0-9]{1,3})\s*,\s*([0-9]{1,3})\s*", text or "")
+    if not m or int(m.group(1)) + int(m.group(2)) != 100:
+        raise WeightsError("--weights C,P needs two whole numbers that add up to 100, the shares of correctness and "
+                           "performance (e.g. 80,20; 100,0 counts correctness alone), not '%s'" % visible(text or ""))
+    return int(m.group(1)), int(m.group(2))
+
+
+_MET = re.compile(r"([0-9]+)/([0-9]+)")
+
+
+def performance_short(rec):
+    """Whether a cell's performance fell short of a rule (met < judged)."""
+    m = _MET.fullmatch(rec.get("performance", ""))
+    return m is not None and int(m.group(1)) < int(m.group(2))
+
+
+def cell_score(ok, rec, split=DEFAULT_SPLIT):
+    """The share of its lesson's weight a cell earns (0 to 1)."""
+    if not ok:
+        return 0.0
+    m = _MET.fullmatch(rec.get("performance", ""))
+    if m is None or int(m.group(2)) == 0:  # off, not measured, or graded before the evidence existed
+        return 1.0
+    met, judged = min(int(m.group(1)), int(m.group(2))), int(m.group(2))
+    return (split[0] + split[1] * met / judged) / 100.0
+
+
+def performance_column(compiled, graded, rec):
+    if not graded or compiled != "yes":
+        return "-"
+    return rec.get("performance", "") or "off"
+
+
+def percent(x):
+    return "%.0f%%" % (100 * x)
 
 
 def read_weights(path, lessons):
@@ -109,9 +159,10 @@ def _course_column(rec):
     return "%s of %s" % (p, t) if t not in ("", "0") else ""
 
 
-def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh"):
+def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh", split=DEFAULT_SPLIT):
     """Writes OUTDIR/gradebook.csv and .md, OUTDIR/scores.csv and OUTDIR/feedback/ from the cell
-    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown)."""
+    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown).
+    SPLIT: --weights C,P. The exit status is correctness alone: a performance shortfall is not a failure."""
     weights = weights or {}
     weight = lambda l: float(weights.get(l, "1"))
     os.makedirs(outdir, exist_ok=True)
@@ -126,7 +177,8 @@ def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh"):
     max_score = sum(weight(l) for l in lessons)
     csv = [",".join(HEADER)]
     md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
-          "| course's own test cases (not counted) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+          "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     students = {}  # shown name -> {"score", "passed", "failed", "rows"}, in order of first row
     ncells = npassed = nungraded = 0
     failed = False
@@ -163,17 +215,21 @@ def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh"):
             if not finding:  # never a blank failure
                 finding = "%s of %s test cases passed" % (passed or "0", total or "0")
         st = students.setdefault(student, {"score": 0.0, "passed": [], "failed": [], "rows": []})
+        score = cell_score(ok, rec if graded else {}, split)
+        perf = performance_column(compiled, graded, rec)
+        short = rec.get("performance_short", "") if graded else ""
+        extra = ("passed" if ok else "not passed", perf, percent(score), short)
         if lesson in lessons:
             if ok:
-                st["score"] += weight(lesson)
+                st["score"] += weight(lesson) * score
                 st["passed"].append(lesson)
             else:
                 st["failed"].append(lesson)
         cp, ct = (rec.get("course_passed", ""), rec.get("course_total", "")) if graded else ("", "")
-        csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct)))
+        csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct) + extra))
         course = _course_column(rec) if graded else ""
-        md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course)))
-        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course)))
+        md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course) + extra))
+        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course) + extra))
     md.append("")
     md.append("%d cells: %d passed, %d did not." % (ncells, npassed, ncells - npassed))
     if nungraded:
@@ -200,10 +256,13 @@ def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh"):
         comment += "; details in feedback/" + fb
         scores.append(",".join((csv_field(student), num(st["score"]), num(max_score), csv_field(comment))))
         text = ["# Feedback for %s" % md_field(student), "",
-                "Score: %s of %s (a lesson counts when it compiled, passed every counted test case (at least one) and had no finding)."
-                % (num(st["score"]), num(max_score)), "",
+                "Score: %s of %s (a lesson counts when it compiled, passed every counted test case (at least one) and had no finding; "
+                "then it scores its weight times the row's score: %d%% for correctness plus %d%% times the share of its performance rules met, "
+                "or all of it where performance was off or not measured)."
+                % (num(st["score"]), num(max_score), split[0], split[1]), "",
                 "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
-                "| course's own test cases (not counted) |", "| --- | --- | --- | --- | --- | --- |"]
+                "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         text.extend(st["rows"])
         if missing:
             text.extend(["", "Not submitted: " + " ".join(missing)])

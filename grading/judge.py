@@ -27,6 +27,7 @@ class Grade:
     inconsistent: int = 0
     first_failure: str = ""    # of a counted test case
     course_failures: list = field(default_factory=list)  # names of course test cases that failed
+    evidence: list = None      # the verdict's "evidence" (speed of each exercise; grading/evidence.py reads it)
 
 
 def _int(tc, key, where):
@@ -68,6 +69,8 @@ def read_verdict(path, lesson=None, seed=None):
     if seed is not None and v.get("seed") != seed:
         raise VerdictError("the verdict is of seed %r, not %s" % (v.get("seed"), seed))
     g = Grade(missing=_int(v, "missing", "verdict"), inconsistent=_int(v, "inconsistent", "verdict"))
+    if isinstance(v.get("evidence"), list):  # absent or empty: no speed evidence (host-only); its values are checked where read
+        g.evidence = v["evidence"]
     cases = v.get("test_cases")
     if not isinstance(cases, list):
         raise VerdictError("the verdict has no list of test cases")
@@ -120,8 +123,8 @@ def findings(g, run_rc, earlier):
     return out
 
 
-def command(judge_exe, host_only, transcript, seed, hidden, verdict):
-    cmd = [judge_exe] + (["--host"] if host_only else []) + ["--judge", transcript, "--seed", str(seed)]
+def command(judge_exe, host_only, transcript, seed, hidden, verdict, extra=()):
+    cmd = [judge_exe] + (["--host"] if host_only else []) + list(extra) + ["--judge", transcript, "--seed", str(seed)]
     if hidden:
         cmd += ["--hidden-shapes", hidden]
     return cmd + ["--verdict", verdict]

@@ -113,13 +113,13 @@ def hide_list(paths):
     return seen
 
 
-def system_dirs(tools=("cmake", "ninja", "nvcc", "compute-sanitizer", "c++")):
-    """The read-only system folders, and the prefixes of tools installed outside them.
-    Returns (ro_dirs, links)."""
+def system_dirs(tools=("cmake", "ninja", "nvcc", "compute-sanitizer", "cuobjdump", "c++"), paths=()):
+    """The read-only system folders, and the prefixes of tools installed outside them (TOOLS found
+    on PATH, PATHS given as absolute paths of programs). Returns (ro_dirs, links)."""
     ro = [d for d in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt") if os.path.lexists(d)]
     links = {d: os.readlink(d) for d in ro if os.path.islink(d)}
     covered = lambda p: any((p + "/").startswith(d + "/") for d in ro)
-    for tool in tools:
+    for tool in list(tools) + [p for p in paths if p]:
         p = shutil.which(tool)
         if not p:
             continue

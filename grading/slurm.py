@@ -4,7 +4,7 @@ import os
 import shlex
 
 
-def write(sdir, grade_sh, task_args, tasks, gpus_per_task, partition, account, cells_dir, out, weights_file):
+def write(sdir, grade_sh, task_args, tasks, gpus_per_task, partition, account, cells_dir, out, weights_file, split=""):
     q = shlex.quote
     os.makedirs(sdir, exist_ok=True)
 
@@ -29,6 +29,8 @@ def write(sdir, grade_sh, task_args, tasks, gpus_per_task, partition, account, c
     book += "%s --gradebook-from %s --out %s" % (q(grade_sh), q(cells_dir), q(out))
     if weights_file:
         book += " --weights %s" % q(weights_file)
+    if split:
+        book += " --weights %s" % q(split)
     book += "\nrc=$?; [ $rc -le 1 ] || exit $rc\n"
     sub = "#!/bin/bash\n# Submits the grading array, then the gradebook job that waits for all of it.\nset -e\n"
     sub += "array=$(sbatch --parsable %s)\narray=${array%%%%;*}\n" % q(os.path.join(sdir, "grade-array.sbatch"))

@@ -1,5 +1,6 @@
 """The command line, weights and --resume's plan checks (no build, no GPU, no sandbox)."""
 import io
+import json
 import os
 import shutil
 import sys
@@ -89,6 +90,134 @@ class Weights(unittest.TestCase):
             self.assertTrue(row.startswith("Ada,2,3,passed: 01_naive_transpose; not passed: 02_shared_transpose; details"), row)
         finally:
             shutil.rmtree(tmp)
+
+
+class Evidence(unittest.TestCase):
+    """--weights C,P, --no-memcheck and --no-performance; a cell's score; the memcheck subset's
+    words; the static facts read by cuobjdump (a stand-in that prints recorded output)."""
+
+    def test_split_and_switches_parse(self):
+        o = cli.parse(["x"])
+        self.assertEqual((o.split, o.memcheck, o.performance), ((80, 20), True, True))
+        o = cli.parse(["--weights", "70,30", "--no-memcheck", "--no-performance", "x"])
+        self.assertEqual((o.split, o.split_given, o.memcheck, o.performance), ((70, 30), "70,30", False, False))
+        self.assertEqual(o.passed_on, ["--no-memcheck", "--no-performance"])
+        for bad in ("70,20", "80", "80,", ",", "a,b", "101,-1", "80,20,0", "80;20"):
+            with self.subTest(weights=bad):
+                rc, out, err = main("--weights", bad, "x")
+                self.assertEqual(rc, 2)
+                self.assertIn("--weights", err)
+
+    def test_a_cells_performance(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        g = cli.Grader(cli.parse(["x"]), REPO)
+        cell = type("FakeCell", (), {})()
+        cell.dir, cell.lesson = tmp, "04_reduction"
+        g.cells = [cell]
+        g.load_rubrics()
+        sys.path.insert(0, os.path.join(REPO, "grading"))
+        import evidence as ev
+        cell.static = ev.static_facts(dumps=os.path.join(REPO, "tests", "evidence", "recorded", "04_no_fence"))
+        grade = cli.judge.Grade(passed=3, total=3)
+        grade.evidence = [{"exercise": "04.tree", "submission": {"ms": 1.0, "ceiling_ms": 0.9}, "solution": {"ms": 1.0, "ceiling_ms": 1.0}},
+                          {"exercise": "04.shuffle", "submission": None, "solution": {"ms": 1.0, "ceiling_ms": 1.0}},
+                          {"exercise": "04.last_block", "submission": {"ms": 0.1, "ceiling_ms": 1.0}, "solution": {"ms": 1.0, "ceiling_ms": 1.0}}]
+        perf = g.performance(cell, grade)
+        # speed: tree met (0.9), shuffle not recorded, last_block implausible; static: the tree's shared bytes met
+        self.assertEqual(perf["performance"], "2/4")
+        self.assertTrue(perf["short"].startswith("04.shuffle: the submission's time was not recorded"), perf["short"])
+        self.assertEqual(len(perf["contracts_broken"]), 1)  # the missing fence
+        with open(os.path.join(tmp, "evidence.json")) as f:
+            self.assertEqual(len(json.load(f)["rules"]), 3 + 3)
+        g.o.performance = False
+        self.assertEqual(g.performance(cell, grade), {"performance": "off"})
+        g.o.performance, g.o.host_only = True, True
+        self.assertEqual(g.performance(cell, grade)["performance"], "not measured")
+        g.o.host_only = False
+        cell.lesson = "99_none"
+        self.assertEqual(g.performance(cell, grade)["performance"], "not measured")
+
+    def test_the_slurm_gradebook_job_keeps_the_split(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        cli.slurm.write(tmp, "/c/grade.sh", ["subs"], 2, 1, "", "", "/o/cells", "/o", "", "70,30")
+        with open(os.path.join(tmp, "gradebook.sbatch")) as f:
+            self.assertIn("--gradebook-from /o/cells --out /o --weights 70,30", f.read())
+
+    def test_speed_test_cases_are_left_out_without_performance(self):
+        self.assertIn(cli.SKIP_SPEED, cli.judge.command("j", False, "t", 1, "", "v", [cli.SKIP_SPEED]))
+        self.assertEqual(cli.judge.command("j", True, "t", 1, "", "v"), ["j", "--host", "--judge", "t", "--seed", "1", "--verdict", "v"])
+
+    def test_cell_score(self):
+        self.assertEqual(gradebook.cell_score(False, {"performance": "5/5"}), 0.0)
+        self.assertEqual(gradebook.cell_score(True, {}), 1.0)
+        for perf in ("off", "not measured", "0/0", "", "junk"):
+            self.assertEqual(gradebook.cell_score(True, {"performance": perf}), 1.0)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4"}), 0.85)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "0/4"}, (60, 40)), 0.6)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "9/4"}), 1.0)  # never above all of it
+        self.assertTrue(gradebook.performance_short({"performance": "3/4"}))
+        self.assertFalse(gradebook.performance_short({"performance": "4/4"}))
+        self.assertFalse(gradebook.performance_short({"performance": "not measured"}))
+
+    def test_the_memcheck_subsets_words(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        log = os.path.join(tmp, "memcheck-small.log")
+        with open(log, "w") as f:
+            f.write("========= Invalid __global__ read of size 4 bytes\n=========     at void k<(int)32>(const float *, int)+0x1a0\n"
+                    "========= ERROR SUMMARY: 3 errors\n")
+        g = cli.Grader(cli.parse(["x"]), REPO)
+        found = g.memcheck_subset_finding(cli.run.Step(rc=99), log, 600)
+        self.assertEqual(len(found), 1)
+        self.assertTrue(found[0].startswith("out-of-bounds or invalid memory access (memcheck on the small shapes: 3 errors"), found)
+        self.assertIn("Invalid __global__ read", found[0])
+        self.assertEqual(g.memcheck_subset_finding(cli.run.Step(rc=0), log, 600), [])
+        self.assertEqual(g.memcheck_subset_finding(cli.run.Step(rc=1), log, 600), [])  # a failed check is the judge's to say
+        self.assertIn("timed out", g.memcheck_subset_finding(cli.run.Step(rc=124, timed_out=True), log, 600)[0])
+
+    def grader_with_fake_cuobjdump(self, script):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        tool = os.path.join(tmp, "cuobjdump")
+        with open(tool, "w") as f:
+            f.write("#!/bin/sh\n" + script)
+        os.chmod(tool, 0o755)
+        g = cli.Grader(cli.parse(["x", "--no-sandbox"]), REPO)
+        g.as_root = False
+        g.sbcfg = cli.sandbox.Config(no_sandbox=True)
+        g.cuobjdump = tool
+        cell = type("FakeCell", (), {})()
+        cell.dir, cell.number = os.path.join(tmp, "cell"), 1
+        os.makedirs(cell.dir)
+        return g, cell
+
+    def test_static_facts_from_cuobjdump(self):
+        rec = os.path.join(REPO, "tests", "evidence", "recorded", "02_solution")
+        g, cell = self.grader_with_fake_cuobjdump(
+            'case $1 in --dump-resource-usage) k=resource;; -sass) k=sass;; -ptx) k=ptx;; esac\n'
+            'exec python3 -c "import lzma,sys; sys.stdout.write(lzma.open(sys.argv[1], \'rt\').read())" "%s/$k.txt.xz"\n' % rec)
+        facts, why = g.static_facts(cell, "/bin/true")
+        self.assertIsNone(why)
+        self.assertEqual(facts["arch"], "sm_90")
+        self.assertTrue(any(k["name"].startswith("void transpose_tiled<33>") for k in facts["kernels"].values()))
+        self.assertTrue(os.path.isfile(os.path.join(cell.dir, "static.json")))
+        self.assertFalse(os.path.exists(os.path.join(cell.dir, "static-sass.log")))
+
+    def test_static_facts_that_cannot_be_read_are_the_cells(self):
+        for script, words in (("exit 3\n", "short: cuobjdump --dump-resource-usage could not read"),
+                              ("exit 127\n", "cuobjdump not found"),
+                              ("echo nothing\n", "short: cuobjdump found no kernel")):
+            with self.subTest(words=words):
+                g, cell = self.grader_with_fake_cuobjdump(script)
+                facts, why = g.static_facts(cell, "/bin/true")
+                self.assertIsNone(facts)
+                self.assertTrue(why.startswith(words), why)
+        g, cell = self.grader_with_fake_cuobjdump("head -c 3000000 /dev/zero\n")
+        g.STATIC_CAP = 1 << 20
+        facts, why = g.static_facts(cell, "/bin/true")
+        self.assertTrue(why.startswith("short: cuobjdump --dump-resource-usage printed over 1 MiB"), why)
 
 
 class Resume(unittest.TestCase):

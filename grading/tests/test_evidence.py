@@ -85,6 +85,9 @@ class SpeedRatio(unittest.TestCase):
         self.assertTrue(row["implausible"])
         self.assertIn("under half its ceiling", row["words"])
         self.assertEqual(len(result["implausible"]), 1)
+        rubric = dict(SPEED_ONLY, speed=[dict(SPEED_ONLY["speed"][0], exercise="02.a"), dict(SPEED_ONLY["speed"][0], exercise="02.b")])
+        both = ev.judge(rubric, [entry(exercise="02.a", sub={"ms": 9.0, "ceiling_ms": 0.3}), entry(exercise="02.b", sub={"ms": 0.01, "ceiling_ms": 0.3})])
+        self.assertTrue(both["first_short"].startswith("02.b: implausible"), both["first_short"])  # shown before a plain shortfall
         row, _ = speed_row([entry(sub={"ms": 0.151, "ceiling_ms": 0.300}, sol={"ms": 0.151, "ceiling_ms": 0.300})])
         self.assertEqual(row["status"], ev.MET)  # just above the bound: believed
 

@@ -296,6 +296,7 @@ sys.exit({rc})
         self.assertEqual(len(calls), 1)  # every rule of lesson 02 names the same test case: one ncu run
         args = calls[0]
         self.assertEqual(args[:2], ["--csv", "--clock-control"])
+        self.assertEqual(args[args.index("--print-kernel-base") + 1], "demangled")
         self.assertEqual(args[args.index("--kernel-name") + 1], "regex:(^| )transpose_tiled(<|[(]|$)")
         metrics = args[args.index("--metrics") + 1].split(",")
         self.assertEqual(len(metrics), 8)

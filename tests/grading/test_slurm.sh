@@ -102,7 +102,7 @@ sum=$(md5sum < "$target/result.txt")
 bash "$out/slurm/submit.sh" > "$tmp/submit2.txt" 2>&1 || fail "the second submit failed: $(cat "$tmp/submit2.txt")"
 wait_jobs
 [ "$(md5sum < "$target/result.txt")" = "$sum" ] || fail "the second submit regraded a cell that had a result"
-grep -q "$(sed -n 's/^lesson=//p' "$target/identity.txt"),yes,5,5,,,$" "$out/gradebook.csv" || fail "the gradebook lost the cell graded in between"
+grep -q "$(sed -n 's/^lesson=//p' "$target/identity.txt"),yes,5,5,,,,passed,off,100%,$" "$out/gradebook.csv" || fail "the gradebook lost the cell graded in between"
 [ "$(grep -c 'no usable GPU' "$out/gradebook.csv")" -eq $((n_nogpu - 1)) ] || fail "after the second submit, the other cells should still say no usable GPU"
 
 # 3. several GPUs per task
