@@ -161,6 +161,8 @@ def report(state, out, ids_file, equivalents_file, elapsed, deadline, memcheck_o
                 " (deadline %d s)" % deadline if deadline else "")]
     for p in problems:
         lines.append("THE COURSE'S OWN CODE: " + p + ": that layer's verdicts on this lesson's mutants mean nothing")
+    if not memcheck_on:
+        lines.append("MEMCHECK LAYER OFF (--no-memcheck, or no compute-sanitizer): what only memcheck sees counts as survived")
     if no_gpu:
         lines.append("NO GPU: the GPU checks, memcheck and speed layers did not run; 'survived' says nothing about them")
     pct = 100.0 * len(caught) / len(counted) if counted else 0.0

@@ -40,6 +40,7 @@ usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }
 die() { echo "mutation_run.sh: $*" >&2; exit 1; }
 
 command_line="$*"
+memcheck_missing=0
 lessons_wanted=() only=() memcheck=1 work=build-mutants out="" dry=0 extra=() deadline=0 every=20 memcheck_jobs=4
 jobs=$(( $(nproc 2> /dev/null || echo 4) - 2 ))  # two cores left for the checks that run meanwhile
 number() { [[ "$2" =~ ^[0-9]+$ ]] || { echo "mutation_run.sh: $1 needs a number, not '$2'" >&2; exit 2; }; }
@@ -71,6 +72,16 @@ command -v python3 > /dev/null || die "python3 is needed"
 if [ -z "${CUOBJDUMP:-}" ] && ! command -v cuobjdump > /dev/null && command -v nvcc > /dev/null \
    && [ -x "$(dirname "$(command -v nvcc)")/cuobjdump" ]; then
   export CUOBJDUMP="$(dirname "$(command -v nvcc)")/cuobjdump"
+fi
+# compute-sanitizer likewise; without one the memcheck layer is off (and summary.txt says so), never
+# "caught" by a missing program.
+sanitizer=$(command -v compute-sanitizer || true)
+if [ -z "$sanitizer" ] && command -v nvcc > /dev/null && [ -x "$(dirname "$(command -v nvcc)")/compute-sanitizer" ]; then
+  sanitizer="$(dirname "$(command -v nvcc)")/compute-sanitizer"
+fi
+if [ $memcheck -eq 1 ] && [ -z "$sanitizer" ] && [ $dry -eq 0 ]; then
+  echo "note: no compute-sanitizer on PATH or beside nvcc: the memcheck layer is off"
+  memcheck=0 memcheck_missing=1
 fi
 start=$(date +%s)  # not $SECONDS: the memcheck and static jobs run in child shells, with their own
 limit=${MUTANT_TIME_LIMIT:-120}
@@ -143,7 +154,7 @@ rm -rf "$state" "$logs" "$work/solution_problems.txt" && mkdir -p "$state" "$log
   echo "command: scripts/mutation_run.sh $command_line"
   echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2> /dev/null | head -n 1 || echo none)"
   echo "nvcc: $(nvcc --version 2> /dev/null | grep -i release || echo none)"
-  echo "compute-sanitizer: $(compute-sanitizer --version 2> /dev/null | grep -i version | head -n 1 || echo none)"
+  echo "compute-sanitizer: ${sanitizer:-none} $("${sanitizer:-false}" --version 2> /dev/null | grep -i version | head -n 1)$([ $memcheck_missing -eq 1 ] && echo " (MEMCHECK LAYER OFF: none found)")"
   echo "cmake: $(cmake --version | head -n 1)"
   echo "cores: $(nproc 2> /dev/null); compile jobs: $jobs; memcheck jobs: $memcheck_jobs; deadline: $deadline s; check time limit: $limit s"
   echo "mutants: $n"
@@ -181,7 +192,7 @@ run_checks() {
 run_memcheck() {
   local name=$1 check=$2 rc
   if past_deadline; then echo "not run (deadline)" > "$state/$name.memcheck"; return; fi
-  limited compute-sanitizer --tool memcheck --error-exitcode 99 "$check" --gpu --small > "$logs/$name.memcheck.txt" 2>&1
+  limited "$sanitizer" --tool memcheck --error-exitcode 99 "$check" --gpu --small > "$logs/$name.memcheck.txt" 2>&1
   rc=$?
   case $rc in 0) echo clean ;; 77) echo skipped ;; 99) echo ERROR ;; 124|137) echo timeout ;; *) echo FAILED ;; esac > "$state/$name.memcheck"
 }

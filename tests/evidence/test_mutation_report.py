@@ -147,6 +147,10 @@ class Report(unittest.TestCase):
             # fractions 1.0, 0.9677, 0.9375: median 0.9677, ratios 1.033 .. 0.969: spread 6.5%.
             self.assertIn("02.tiled             rounds  3  ceiling fraction median 0.968  ratio min 0.969 max 1.033  spread 6.5%", text)
             self.assertEqual(read(os.path.join(out, "summary.txt")), text)
+            self.assertNotIn("MEMCHECK LAYER OFF", text)
+            text = mr.report(state, out, os.path.join(d, "ids.txt"), os.path.join(d, "equivalent.txt"), 300, 0, False, False,
+                             os.path.join(d, "problems.txt"))
+            self.assertIn("MEMCHECK LAYER OFF", text)
 
     def test_no_gpu_and_bad_command_lines(self):
         self.assertEqual(mr.caught_by({"compile": "ok", "host": "ok", "gpu": "skipped", "memcheck": "-", "speed": "-", "static": "ok"}, True),
