@@ -8,7 +8,8 @@
 # never changed (it works on a copy).
 #
 #   scripts/mutation_run.sh --out DIR [options] [-- cmake configure args]
-#     --out DIR          where the results go (created): mutants.csv, summary.txt, solution.csv, env.txt
+#     --out DIR          where the results go (created): mutants.csv, summary.txt, solution.csv, env.txt,
+#                        and logs/ (the course code's and the uncaught mutants' logs; index.txt)
 #     --deadline S       a hard budget of S seconds from the start: no mutant or layer is started after
 #                        it (a running one is stopped), and what is done is written; 0 (default): none
 #     --lesson NN        only that lesson's mutants (repeatable; default: all)
@@ -30,7 +31,8 @@
 # run-to-run spread a speed threshold must exceed (summary.txt).
 # The course's own code goes through every layer first; where a layer catches it, summary.txt says so
 # on its first lines (the run goes on: that layer's verdicts on the lesson's mutants mean nothing).
-# Each run of a check is limited to MUTANT_TIME_LIMIT seconds (default 120): a hang is "timeout".
+# Each run of a check is limited to MUTANT_TIME_LIMIT seconds (default 60; under memcheck
+# MEMCHECK_TIME_LIMIT, default 180): a hang is "timeout", which catches the mutant.
 # Mutants named in grading/equivalent_mutants.txt (`id: why`) are reported, not counted.
 # Exit code: 0 when the run completed (whatever survived; also when the deadline cut it, which
 # summary.txt says), 1 when it could not run, 2 for a bad command line.
@@ -84,7 +86,8 @@ if [ $memcheck -eq 1 ] && [ -z "$sanitizer" ] && [ $dry -eq 0 ]; then
   memcheck=0 memcheck_missing=1
 fi
 start=$(date +%s)  # not $SECONDS: the memcheck and static jobs run in child shells, with their own
-limit=${MUTANT_TIME_LIMIT:-120}
+limit=${MUTANT_TIME_LIMIT:-60}
+memcheck_limit=${MEMCHECK_TIME_LIMIT:-180}
 
 # ---- the mutants: "id<TAB>rule<TAB>lesson", in the generator's order
 list=$(python3 "$root/grading/mutants.py" list) || die "grading/mutants.py list failed"
@@ -156,7 +159,7 @@ rm -rf "$state" "$logs" "$work/solution_problems.txt" && mkdir -p "$state" "$log
   echo "nvcc: $(nvcc --version 2> /dev/null | grep -i release || echo none)"
   echo "compute-sanitizer: ${sanitizer:-none} $("${sanitizer:-false}" --version 2> /dev/null | grep -i version | head -n 1)$([ $memcheck_missing -eq 1 ] && echo " (MEMCHECK LAYER OFF: none found)")"
   echo "cmake: $(cmake --version | head -n 1)"
-  echo "cores: $(nproc 2> /dev/null); compile jobs: $jobs; memcheck jobs: $memcheck_jobs; deadline: $deadline s; check time limit: $limit s"
+  echo "cores: $(nproc 2> /dev/null); compile jobs: $jobs; memcheck jobs: $memcheck_jobs; deadline: $deadline s; check time limit: $limit s (memcheck: $memcheck_limit s)"
   echo "mutants: $n"
 } > "$out/env.txt"
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)
@@ -192,7 +195,7 @@ run_checks() {
 run_memcheck() {
   local name=$1 check=$2 rc
   if past_deadline; then echo "not run (deadline)" > "$state/$name.memcheck"; return; fi
-  limited "$sanitizer" --tool memcheck --error-exitcode 99 "$check" --gpu --small > "$logs/$name.memcheck.txt" 2>&1
+  limit=$memcheck_limit limited "$sanitizer" --tool memcheck --error-exitcode 99 "$check" --gpu --small > "$logs/$name.memcheck.txt" 2>&1
   rc=$?
   case $rc in 0) echo clean ;; 77) echo skipped ;; 99) echo ERROR ;; 124|137) echo timeout ;; *) echo FAILED ;; esac > "$state/$name.memcheck"
 }
@@ -371,10 +374,13 @@ if [ $no_gpu -eq 0 ]; then
   echo "speed: the solution's rounds and the mutants that passed the checks$([ $memcheck -eq 1 ] && echo " and memcheck") ..."
   solution_round
   next=$every
+  # The last ~20 s before the deadline are kept for the solution's closing round.
+  reserve=0
+  [ "$deadline" -gt 0 ] && reserve=20
   for i in "${survivors[@]+"${survivors[@]}"}"; do
     name=$(printf 'mut%03d' "$i")
     if [ $memcheck -eq 1 ] && [ "$(cat "$state/$name.memcheck" 2> /dev/null)" != clean ]; then continue; fi
-    past_deadline && { echo "not run (deadline)" > "$state/$name.speed"; continue; }
+    [ "$(left)" -le "$reserve" ] && { echo "not run (deadline)" > "$state/$name.speed"; continue; }
     if [ "$i" -ge "$next" ]; then solution_round; next=$(( (i / every + 1) * every )); fi
     run_speed "$name" "${lessons_of[$i]}" "$build/${name}_check" "${regions_of[$i]}"
     echo "${ids[$i]}: speed $(cat "$state/$name.speed")"
@@ -386,5 +392,20 @@ fi
 # ---- mutants.csv and summary.txt
 python3 "$root/grading/mutation_report.py" report "$state" "$out" "$work/ids.txt" "$equivalents" \
   "$(($(date +%s) - start))" "$deadline" "$memcheck" "$no_gpu" "$work/solution_problems.txt"
-echo "results: $out (mutants.csv, summary.txt, solution.csv, env.txt)   logs: $logs"
+# The logs worth reading beside the results (each cut to 32 KiB): the course's own code's, and every
+# layer's of each mutant no layer caught; logs/index.txt names the mutant of each mutNNN.
+mkdir -p "$out/logs"
+: > "$out/logs/index.txt"
+for i in "${!ids[@]}"; do printf 'mut%03d %s\n' "$i" "${ids[$i]}" >> "$out/logs/index.txt"; done
+python3 - "$out/mutants.csv" > "$work/uncaught.txt" << 'PY'
+import csv, sys
+layers = {"compile", "host", "gpu", "memcheck", "speed", "static"}
+for k, r in enumerate(csv.DictReader(open(sys.argv[1], encoding="utf-8"))):
+    if r["caught_by"] not in layers:
+        print("mut%03d" % k)
+PY
+for f in "$logs"/solution.* $(sed "s|^|$logs/|; s|\$|.*|" "$work/uncaught.txt"); do
+  [ -f "$f" ] && tail -c 32768 "$f" > "$out/logs/${f##*/}"
+done
+echo "results: $out (mutants.csv, summary.txt, solution.csv, env.txt, logs/)   all logs: $logs"
 exit 0
