@@ -106,6 +106,12 @@ static_evidence() {
     [ "$verbose" = 1 ] && echo "static evidence: not shown (no python3 here)"
     return 0
   fi
+  # cuobjdump: on PATH, or beside the nvcc this build uses (CMake found it, PATH need not have it).
+  if [ -z "${CUOBJDUMP:-}" ] && ! command -v cuobjdump > /dev/null; then
+    local nvcc
+    nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2> /dev/null | head -n 1)
+    [ -n "$nvcc" ] && [ -x "$(dirname "$nvcc")/cuobjdump" ] && export CUOBJDUMP="$(dirname "$nvcc")/cuobjdump"
+  fi
   python3 "$tool" check "$rubric" "$build/exercise_$name" > "$logs/$name.static.txt" 2>&1
   rc=$?
   case $rc in
