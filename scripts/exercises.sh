@@ -4,7 +4,9 @@
 #   scripts/exercises.sh                  every exercise, then a progress table (same as `status`)
 #   scripts/exercises.sh status           the same
 #   scripts/exercises.sh check NN         one exercise (NN = 01 .. 06, or its folder name): build it, run its
-#                                         host and GPU checks, and show the first failing check's message
+#                                         host and GPU checks, and show the first failing check's message;
+#                                         then the static facts of its kernels and, once the GPU checks
+#                                         pass, its speed beside the course solution's on this GPU model
 #   scripts/exercises.sh watch NN         `check NN` again on every save of exercises/NN_name/ (Ctrl-C stops;
 #                                         --rounds N: stop after N checks)
 #   scripts/exercises.sh hint NN          the exercise's next hint, one more each time (the ones already
