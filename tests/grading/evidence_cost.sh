@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# evidence_cost.sh OUT [off|on|both] [GRADE.SH OPTIONS...] — what the memcheck subset and the
+# performance evidence cost per cell (issue 25: at most 1.5x the time per cell without them).
+# Grades one class with tests/grading/throughput.sh (in a work folder, $EVIDENCE_COST_WORK, default
+# /tmp/evidence-cost: THROUGHPUT_STUDENTS students, default 3, each handing in every lesson's own
+# main.cu; no attacks unless THROUGHPUT_ATTACKS=1), without them (off: grade.sh --no-memcheck
+# --no-performance, the grading of before) and with them (on: grade.sh's default), and keeps under
+# OUT, for each: MODE.txt (throughput.sh's summary), MODE/ (gradebook.csv and .md, run-info.txt,
+# timing.txt: one line per cell, evidence/NNNN.json: each cell's judged rules); then cost.txt:
+# per-cell medians of each step side by side and the ratio of a cell's time on to off. "both"
+# (the default) runs off then on; run them as two commands where one command has a time limit
+# (each is a fresh grading of the same class; the class is made once). Needs a GPU and bubblewrap.
+set -uo pipefail
+here=$(cd -- "$(dirname -- "$0")" && pwd -P)
+[ $# -ge 1 ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
+out=$1; shift
+modes=(off on)
+case "${1-}" in
+  off|on) modes=("$1"); shift ;;
+  both) shift ;;
+esac
+mkdir -p "$out" && out=$(cd -- "$out" && pwd -P) || exit 1
+work=${EVIDENCE_COST_WORK:-/tmp/evidence-cost}
+mkdir -p "$work" && work=$(cd -- "$work" && pwd -P) || exit 1
+export THROUGHPUT_STUDENTS=${THROUGHPUT_STUDENTS:-3} THROUGHPUT_ATTACKS=${THROUGHPUT_ATTACKS:-0}
+rc=0
+for mode in "${modes[@]}"; do
+  evidence=1; [ "$mode" = off ] && evidence=0
+  THROUGHPUT_EVIDENCE=$evidence "$here/throughput.sh" "$work" "$@" | tee "$out/$mode.txt"
+  r=${PIPESTATUS[0]}
+  n=1; while [ -e "$work/run-$((n + 1))/cells" ]; do n=$((n + 1)); done
+  run=$work/run-$n
+  rm -rf "$out/$mode" && mkdir -p "$out/$mode/evidence"
+  cp "$run/gradebook.csv" "$run/gradebook.md" "$run/cells/run-info.txt" "$out/$mode/" 2> /dev/null
+  for d in "$run"/cells/[0-9]*/; do
+    c=$(basename "$d")
+    printf '%s %s / %s: %s\n' "$c" "$(sed -n 's/^student=//p' "$d/identity.txt")" "$(sed -n 's/^lesson=//p' "$d/identity.txt")" \
+      "$(tr '\n' ' ' < "$d/timing.txt" 2> /dev/null)"
+    [ -f "$d/evidence.json" ] && cp "$d/evidence.json" "$out/$mode/evidence/$c.json"
+  done > "$out/$mode/timing.txt"
+  sed "s|$work|/tmp/evidence-cost|g" -i "$out/$mode.txt" "$out/$mode/run-info.txt" 2> /dev/null
+  [ "$r" -le 1 ] || rc=$r  # (1: a cell did not pass, which the class of correct students should not have)
+done
+[ -f "$out/off/timing.txt" ] && [ -f "$out/on/timing.txt" ] || exit $rc
+python3 - "$out" > "$out/cost.txt" <<'EOF'
+import re, statistics, sys
+out = sys.argv[1]
+STEPS = ["compile_s", "static_s", "run_s", "judge_s", "memcheck_s", "evidence_s", "sanitize_s"]
+CHECKS = ["run_s", "judge_s", "memcheck_s", "evidence_s", "sanitize_s"]
+def cells(mode):
+    rows = {}
+    for line in open("%s/%s/timing.txt" % (out, mode), encoding="utf-8", errors="replace"):
+        head, _, rest = line.partition(": ")
+        vals = dict(m.groups() for m in re.finditer(r"(?:^| )([a-z_]+)=([0-9.]+)", " " + rest))
+        rows[head] = {k: float(v) for k, v in vals.items() if k in STEPS}
+    return rows
+def med(rows, keys):
+    v = [sum(r.get(k, 0.0) for k in keys) for r in rows.values() if any(k in r for k in keys)]
+    return statistics.median(v) if v else None
+off, on = cells("off"), cells("on")
+f = lambda x: "-" if x is None else "%.2f" % x
+print("per-cell medians, s (%d cells off, %d on)" % (len(off), len(on)))
+print("%-28s %8s %8s" % ("step", "off", "on"))
+for k in STEPS:
+    print("%-28s %8s %8s" % (k, f(med(off, [k])), f(med(on, [k]))))
+for label, keys in (("checks on the GPU", CHECKS), ("compile + static + checks", STEPS)):
+    a, b = med(off, keys), med(on, keys)
+    print("%-28s %8s %8s   on/off %s" % (label, f(a), f(b), "%.2fx" % (b / a) if a and b else "-"))
+EOF
+cat "$out/cost.txt"
+exit $rc
