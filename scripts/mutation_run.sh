@@ -203,6 +203,7 @@ run_memcheck() {
 run_static() {
   local name=$1 lesson=$2 program=$3 rubric="$work/src/lessons/$2/rubric.json" rc
   if [ ! -f "$rubric" ]; then echo "-" > "$state/$name.static"; return; fi
+  if past_deadline; then echo "not run (deadline)" > "$state/$name.static"; return; fi
   python3 "$work/src/grading/static_evidence.py" check "$rubric" "$program" > "$logs/$name.static.txt" 2>&1
   rc=$?
   local words
@@ -363,7 +364,7 @@ done
 static_list=()
 for i in "${!ids[@]}"; do
   name=$(printf 'mut%03d' "$i")
-  [ "$(cat "$state/$name.compile")" = ok ] && static_list+=("$name ${lessons_of[$i]} $build/$name")
+  [ "$(cat "$state/$name.compile" 2> /dev/null)" = ok ] && static_list+=("$name ${lessons_of[$i]} $build/$name")
 done
 echo "static rules on ${#static_list[@]} mutants$([ $memcheck -eq 1 ] && echo ", then the memcheck runs still going (${#survivors[@]} mutants passed the GPU checks)") ..."
 printf '%s\n' "${static_list[@]+"${static_list[@]}"}" | xargs -r -P "$jobs" -L 1 bash -c 'run_static "$@"' _
