@@ -22,8 +22,8 @@
 #     --no-memcheck      leave the memcheck layer out
 #     --work DIR         scratch folder (default: build-mutants): DIR/src, DIR/build, DIR/logs
 #     --dry-run          list the mutants and the plan; build and run nothing (no GPU or compiler needed)
-# How it is spent: one CMake tree holds the lessons and every mutant (targets mutNNN and
-# mutNNN_check, the lesson's check compiled against the mutant's main.cu), built by one ninja with
+# How it is spent: one CMake tree holds the lessons and every mutant (targets mutNNN_check:
+# the lesson's check compiled against the mutant's main.cu, which also holds the kernels the static rules read), built by one ninja with
 # -k 0 in the background, while the GPU checks of each mutant already built run one at a time
 # (up to the first failed assertion), and memcheck runs (a few at once) on each mutant they passed.
 # Then the static rules (on the CPU) and last, on a quiet machine, the speed case of the region
@@ -121,7 +121,7 @@ if [ $dry -eq 1 ]; then
   done
   echo "$n mutants of: $(echo $lessons)"
   echo "  $((n - stubs - region)) one-line, $stubs exercise stubs, $region other region mutants; $equiv listed as equivalent (not counted)"
-  echo "build: one CMake tree ($work/build) with the lessons and each mutant as targets mutNNN + mutNNN_check, ninja -k 0 -j $jobs"
+  echo "build: one CMake tree ($work/build) with the lessons and each mutant as target mutNNN_check, ninja -k 0 -j $jobs"
   echo "solution: every layer on the course's own code first; its speed cases before the mutants build, before the first mutant's, every $every mutants of the list, and at the end"
   for i in "${!ids[@]}"; do
     lesson=${lessons_of[$i]}
@@ -249,7 +249,7 @@ run_speed() {
 
 # ---- the course's own code first
 solution_targets=()
-for lesson in $lessons; do solution_targets+=("$lesson" "${lesson}_check"); done
+for lesson in $lessons; do solution_targets+=("${lesson}_check"); done
 echo "building the course's own lessons: $(echo $lessons) ..."
 timeout -k 5 "$(left)" cmake --build "$build" -j "$jobs" --target "${solution_targets[@]}" > "$logs/solution.build.txt" 2>&1
 case $? in
@@ -285,7 +285,7 @@ for lesson in $lessons; do
   gpu=$(cat "$state/$name.gpu")
   [ "$gpu" = skipped ] && no_gpu=1
   if [ $memcheck -eq 1 ] && [ "$gpu" = passed ]; then run_memcheck "$name" "$build/${lesson}_check"; fi
-  run_static "$name" "$lesson" "$build/$lesson"
+  run_static "$name" "$lesson" "$build/${lesson}_check"
   bad=""
   [ "$(cat "$state/$name.host")" = ok ] || bad=host
   case "$gpu" in passed|skipped) ;; *) bad="${bad:+$bad, }GPU checks ($gpu)" ;; esac
@@ -364,7 +364,7 @@ done
 static_list=()
 for i in "${!ids[@]}"; do
   name=$(printf 'mut%03d' "$i")
-  [ "$(cat "$state/$name.compile" 2> /dev/null)" = ok ] && static_list+=("$name ${lessons_of[$i]} $build/$name")
+  [ "$(cat "$state/$name.compile" 2> /dev/null)" = ok ] && static_list+=("$name ${lessons_of[$i]} $build/${name}_check")
 done
 echo "static rules on ${#static_list[@]} mutants$([ $memcheck -eq 1 ] && echo ", then the memcheck runs still going (${#survivors[@]} mutants passed the GPU checks)") ..."
 printf '%s\n' "${static_list[@]+"${static_list[@]}"}" | xargs -r -P "$jobs" -L 1 bash -c 'run_static "$@"' _
