@@ -21,6 +21,8 @@ performance rule fell short), 2 bad input.
 
 A rubric (lessons/NN_name/rubric.json) holds three kinds of rules, each optional:
   "speed":    [{"exercise": "02.tiled", "min_ratio": 0.8, "short": "... {ratio} ..."}]
+              (optional "max_ratio" with "short_fast": an exercise that asks for the slower of two
+              patterns falls short above it too; it is judged before the plausibility bound)
   "rules":    static facts of the compiled kernels (grading/static_evidence.py); an optional
               "exercise" names the exercise a rule belongs to; "required": true makes it a
               contract (judged here, but it is correctness, not performance)
@@ -106,6 +108,12 @@ def validate_rubric(rubric, where="rubric"):
             raise RubricError("%s: \"min_ratio\" must be a number above 0 and at most %g" % (w, MAX_RATIO))
         if not _text(rule.get("short")):
             raise RubricError("%s has no \"short\" (the words shown when it falls short)" % w)
+        if "max_ratio" in rule:
+            m = rule["max_ratio"]
+            if type(m) not in (int, float) or not math.isfinite(m) or not r < m <= MAX_RATIO:
+                raise RubricError("%s: \"max_ratio\" must be a number above \"min_ratio\" and at most %g" % (w, MAX_RATIO))
+            if not _text(rule.get("short_fast")):
+                raise RubricError("%s has \"max_ratio\" but no \"short_fast\" (the words shown above it)" % w)
     for i, rule in enumerate(counters):
         w = "%s: counters rule %d" % (where, i + 1)
         if not isinstance(rule, dict):
@@ -170,9 +178,10 @@ def percent(x):
     return "%.0f%%" % (100 * x)
 
 
-def speed_ratio(submission, solution):
+def speed_ratio(submission, solution, limit=MAX_RATIO):
     """(ratio, ceiling fraction of the submission, problem): problem is None when both are plausible;
-    else the words why it is not credited (ratio then None)."""
+    else the words why it is not credited (ratio then None). LIMIT: the ratio above which it is
+    implausible (a rule's own "max_ratio" is judged with no limit first: see judge_speed)."""
     if not isinstance(submission, dict):
         return None, None, "the submission's time was not recorded (its speed test case did not finish)"
     ms, cms = _number(submission.get("ms")), _number(submission.get("ceiling_ms"))
@@ -191,9 +200,9 @@ def speed_ratio(submission, solution):
     if sms is None or scms is None:
         return None, fraction, None
     ratio = fraction / (scms / sms)
-    if not math.isfinite(ratio) or ratio > MAX_RATIO:
+    if not math.isfinite(ratio) or ratio > limit:
         return None, fraction, ("implausible: %s of the solution's speed (more than %gx)"
-                                % ("huge" if not math.isfinite(ratio) else percent(ratio), MAX_RATIO))
+                                % ("huge" if not math.isfinite(ratio) else percent(ratio), limit))
     return ratio, fraction, None
 
 
@@ -227,6 +236,12 @@ def judge_speed(rubric, evidence):
             if isinstance(e.get(k), str):
                 base[k] = _clean(e[k], 120)
         solution = e.get("solution")
+        if "max_ratio" in rule:  # an exercise that asks for the slower pattern: far faster is the other one
+            fast, _, unlimited_problem = speed_ratio(e.get("submission"), solution, limit=math.inf)
+            if unlimited_problem is None and fast is not None and fast > rule["max_ratio"]:
+                base["ratio"] = fast
+                rows.append(_row("speed", ex, SHORT, rule["short_fast"].replace("{ratio}", percent(fast)), **base))
+                continue
         ratio, fraction, problem = speed_ratio(e.get("submission"), solution)
         base["ceiling_fraction"] = fraction
         sub = e.get("submission") if isinstance(e.get("submission"), dict) else {}

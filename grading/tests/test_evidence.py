@@ -100,6 +100,27 @@ class SpeedRatio(unittest.TestCase):
         self.assertAlmostEqual(row["ratio"], 2.0)
         self.assertEqual(row["status"], ev.MET)  # exactly 2: believed
 
+    def test_a_max_ratio_catches_the_faster_pattern_before_plausibility(self):
+        # Lesson 01's strided-writes exercise asks for the slow pattern: the H100 mutation run timed a
+        # kernel written the other way (strided reads) at 2.16x the solution's speed.
+        rubric = {"speed": [{"exercise": "02.tiled", "min_ratio": 0.8, "max_ratio": 1.5, "short": "slow {ratio}",
+                             "short_fast": "the other pattern: {ratio}"}]}
+        fast = [entry(sub={"ms": 0.2, "ceiling_ms": 0.3}, sol={"ms": 0.432, "ceiling_ms": 0.3})]
+        row, _ = speed_row(fast, rubric)
+        self.assertEqual(row["status"], ev.SHORT)
+        self.assertFalse(row["implausible"])
+        self.assertEqual(row["words"], "the other pattern: 216%")
+        row, _ = speed_row([entry(sub={"ms": 0.2, "ceiling_ms": 0.3}, sol={"ms": 0.25, "ceiling_ms": 0.3})], rubric)
+        self.assertEqual(row["status"], ev.MET)  # 125%: under max_ratio
+        row, _ = speed_row(fast)
+        self.assertTrue(row["implausible"])  # without max_ratio the same times are implausible
+        for bad in (0.5, 3, float("nan"), "1.5"):
+            broken = {"speed": [dict(rubric["speed"][0], max_ratio=bad)]}
+            with self.subTest(max_ratio=bad), self.assertRaises(ev.RubricError):
+                ev.judge(broken, fast)
+        with self.assertRaises(ev.RubricError):
+            ev.judge({"speed": [{k: v for k, v in rubric["speed"][0].items() if k != "short_fast"}]}, fast)
+
     def test_hostile_values_are_short_never_a_crash_or_credit(self):
         hostile = [float("nan"), float("inf"), -float("inf"), -0.3, 0, 0.0, 1e308, 1e-308, "0.3", "fast", True, False,
                    None, [0.3], {"ms": 0.3}, 10 ** 400]
