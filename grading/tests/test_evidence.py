@@ -117,9 +117,11 @@ class SpeedRatio(unittest.TestCase):
         for bad in (0.5, 3, float("nan"), "1.5"):
             broken = {"speed": [dict(rubric["speed"][0], max_ratio=bad)]}
             with self.subTest(max_ratio=bad), self.assertRaises(ev.RubricError):
-                ev.judge(broken, fast)
+                ev.validate_rubric(broken)
         with self.assertRaises(ev.RubricError):
-            ev.judge({"speed": [{k: v for k, v in rubric["speed"][0].items() if k != "short_fast"}]}, fast)
+            ev.validate_rubric({"speed": [{k: v for k, v in rubric["speed"][0].items() if k != "short_fast"}]})
+        ev.validate_rubric(rubric)
+        ev.validate_rubric(ev.load_rubric(lesson_rubric("01")))
 
     def test_hostile_values_are_short_never_a_crash_or_credit(self):
         hostile = [float("nan"), float("inf"), -float("inf"), -0.3, 0, 0.0, 1e308, 1e-308, "0.3", "fast", True, False,
