@@ -6,7 +6,9 @@
 #   scripts/exercises.sh check NN         one exercise (NN = 01 .. 06, or its folder name): build it, run its
 #                                         host and GPU checks, and show the first failing check's message;
 #                                         then the static facts of its kernels and, once the GPU checks
-#                                         pass, its speed beside the course solution's on this GPU model
+#                                         pass, its speed beside the course solution's on this GPU model and,
+#                                         where the lesson is about them, its hardware counters (Nsight
+#                                         Compute; EXERCISE_COUNTERS=0: not measured)
 #   scripts/exercises.sh watch NN         `check NN` again on every save of exercises/NN_name/ (Ctrl-C stops;
 #                                         --rounds N: stop after N checks)
 #   scripts/exercises.sh hint NN          the exercise's next hint, one more each time (the ones already
@@ -190,6 +192,27 @@ PY
   return 0
 }
 
+# counters_evidence NAME VERBOSE: where the lesson is about a hardware counter (its rubric has
+# "counters" rules), grading/counters.py runs the exercise's check once under Nsight Compute and
+# shows the counters in the rubric's words, or why they cannot be read and what stands in for them.
+# Shown only by `check NN` after the GPU checks passed; never changes "solved". EXERCISE_COUNTERS=0
+# leaves it out (ncu takes a few seconds per lesson).
+counters_evidence() {
+  local name=$1 verbose=$2 rubric="lessons/$1/rubric.json" tool=grading/counters.py
+  [ "$verbose" = 1 ] && [ "$gpu" = passed ] && [ "${EXERCISE_COUNTERS:-1}" != 0 ] || return 0
+  [ -f "$rubric" ] && grep -q '"counters"' "$rubric" || return 0
+  if [ ! -f "$tool" ] || ! command -v python3 > /dev/null; then
+    echo "counters: not shown (no $tool or python3 here)"; return 0
+  fi
+  run_limited "$logs/$name.counters.txt" python3 "$tool" measure "$build/exercise_${name}_check" --rubric "$rubric" --timeout 120
+  case $? in
+    0) cat "$logs/$name.counters.txt" ;;
+    124|137) echo "counters: stopped after ${limit} s (output so far: $logs/$name.counters.txt)" ;;
+    *) echo "counters: not shown ($(tail -n 1 "$logs/$name.counters.txt"))" ;;
+  esac
+  return 0
+}
+
 # run_exercise NAME VERBOSE: appends "NAME compiles host gpu" to $results; VERBOSE=1 explains failures.
 run_exercise() {
   local name=$1 verbose=$2 compiles=ok host=- gpu=- static=- rc log
@@ -231,6 +254,7 @@ run_exercise() {
     fi
     static_evidence "$name" "$verbose"
     speed_evidence "$name" "$verbose"
+    counters_evidence "$name" "$verbose"
   fi
   echo "$name $compiles $host $gpu $static" >> "$results"
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# loop_test.sh WORK — scripts/exercises.sh's hint, reset, watch and the speed shown by check, end to
+# loop_test.sh WORK — scripts/exercises.sh's hint, reset, watch, and the speed and counters shown by check, end to
 # end, on the toy course in tests/exercises/loop (no compiler, no GPU): a copy of it in WORK, with the
 # course's exercises.sh, make_exercises.cmake and grading/evidence.py. The toy check's "GPU" and its
 # speed measurement are canned (tests/exercises/loop/toy_check.sh, evidence/*.jsonl, and the toy's
@@ -138,6 +138,25 @@ expect_in "$out" 'skipped: no GPU' "and the table says skipped: no GPU"
 # A check with no speed test case (no canned measurement): says so.
 out=$(bash scripts/exercises.sh check 01 2>&1)
 expect_in "$out" '^speed: not measured \(this check has no speed test case\)' "a check without speed cases: not measured"
+
+# ---- counters: a rubric with "counters" rules gets them shown after the speed, or why they cannot
+# be read (here a stand-in ncu that answers as the driver does for a user without the permission).
+cp "$root/grading/counters.py" grading/ || exit 1
+python3 - lessons/01_toy/rubric.json <<'PY'
+import json, sys
+rubric = json.load(open(sys.argv[1]))
+rubric["counters"] = [{"exercise": "01.double", "kernel": "^twice\\(", "launch": "(^| )twice(<|[(]|$)", "test_case": "doubles",
+                       "metric": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "per": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                       "op": "<=", "value": 6, "short": "correct, but the stores cost more than 6 sectors per request"}]
+json.dump(rubric, open(sys.argv[1], "w"), indent=1)
+PY
+printf '#!/bin/sh\ncat "%s"\nexit 1\n' "$root/tests/evidence/handwritten_ncu/ERR_NVGPUCTRPERM.txt" > fake_ncu && chmod +x fake_ncu
+out=$(NCU=$work/fake_ncu TOY_EVIDENCE=$work/evidence/fast.jsonl bash scripts/exercises.sh check 01 2>&1); rc=$?
+expect_in "$out" '^hardware counters' "counters are shown after the speed"
+expect_in "$out" 'counters not read: .*ERR_NVGPUCTRPERM' "and why they cannot be read (no permission)"
+[ $rc -eq 0 ] && expect_in "$(tail -n 1 <<< "$out")" '^1/1 solved' "unread counters leave the exercise solved" || fail "check exited $rc"
+out=$(EXERCISE_COUNTERS=0 NCU=$work/fake_ncu TOY_EVIDENCE=$work/evidence/fast.jsonl bash scripts/exercises.sh check 01 2>&1)
+printf '%s\n' "$out" | grep -q 'counters' && fail "EXERCISE_COUNTERS=0 still measured counters: $out" || ok "EXERCISE_COUNTERS=0 leaves them out"
 # No recorded figures in the pack at all (no results/*/evidence): the ceiling fraction only.
 mv results results.away
 speed_check fast
