@@ -108,11 +108,7 @@ def label(rule):
 
 def load_rules(path):
     """The rubric (dict) and its "counters" rules, checked. A rubric without "counters" has none."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            rubric = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise CountersError(f"cannot read the rubric {path}: {e}") from e
+    rubric = static_evidence.read_rubric_json(path, CountersError)
     rules = rubric.get("counters", [])
     if not isinstance(rules, list):
         raise CountersError(f"{path}: \"counters\" must be a list of rules")

@@ -70,15 +70,7 @@ def _text(v):
 def load_rubric(path):
     """The rubric, validated: its "speed", "rules" and "counters" lists (each optional, but at least
     one rule in all). Raises RubricError with the reason."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_JSON_BYTES + 1)
-        rubric = json.loads(data.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise RubricError("cannot read the rubric %s: %s" % (path, e)) from e
-    if not isinstance(rubric, dict):
-        raise RubricError("%s: a rubric is a JSON object" % path)
-    return validate_rubric(rubric, path)
+    return validate_rubric(se.read_rubric_json(path, RubricError, MAX_JSON_BYTES), path)
 
 
 def validate_rubric(rubric, where="rubric"):

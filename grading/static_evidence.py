@@ -213,14 +213,25 @@ _RESOURCE_FACTS = {"regs": "registers", "shared": "static shared bytes", "stack"
                    "partial_shuffle_masks": "shuffles without all 32 lanes"}
 
 
-def load_rubric(path):
+def read_rubric_json(path, error, limit=16 << 20):
+    """The JSON object in the rubric file PATH (at most LIMIT bytes read), before any rule is checked;
+    raises ERROR (an exception class) with the reason. The one reader of rubric files: this module's
+    static rules, grading/evidence.py's speed rules and grading/counters.py's counters rules."""
     try:
-        with open(path, encoding="utf-8") as f:
-            rubric = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise EvidenceError(f"cannot read the rubric {path}: {e}") from e
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            raise ValueError(f"over {limit} bytes")
+        rubric = json.loads(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise error(f"cannot read the rubric {path}: {e}") from e
     if not isinstance(rubric, dict):
-        raise EvidenceError(f"{path}: a rubric is a JSON object")
+        raise error(f"{path}: a rubric is a JSON object")
+    return rubric
+
+
+def load_rubric(path):
+    rubric = read_rubric_json(path, EvidenceError)
     if "rules" not in rubric and (rubric.get("speed") or rubric.get("counters")):
         rubric["rules"] = []  # a rubric of speed or counters rules only (grading/evidence.py)
         return rubric
