@@ -33,7 +33,11 @@ class Step:
 
 def process_table():
     """{pid: (ppid, real uid, resident bytes)} of every process, from /proc/PID/status (whose owner
-    is root for a process that changed its user, so the Uid line is read)."""
+    is root for a process that changed its user, so the Uid line is read). A zombie that is wholly
+    dead (state Z, one thread: itself) is left out: it runs nothing and holds nothing, and it stays
+    until its parent reaps it, which for a sandbox's exited bwrap (reparented to PID 1) took about a
+    second; waiting for it cost every sandboxed step that much. A zombie leader whose other threads
+    still run (a main thread that exited alone) has more than one thread and stays in the table."""
     table = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -45,6 +49,8 @@ def process_table():
             continue
         ppid = uid = None
         rss = 0
+        dead = False
+        threads = 1
         for line in text.split(b"\n"):
             if line.startswith(b"PPid:"):
                 ppid = int(line.split()[1])
@@ -52,6 +58,12 @@ def process_table():
                 uid = int(line.split()[1])
             elif line.startswith(b"VmRSS:"):
                 rss = int(line.split()[1]) * 1024
+            elif line.startswith(b"State:"):
+                dead = line.split()[1:2] in ([b"Z"], [b"X"])
+            elif line.startswith(b"Threads:"):
+                threads = int(line.split()[1])
+        if dead and threads <= 1:
+            continue
         if ppid is not None and uid is not None:
             table[int(name)] = (ppid, uid, rss)
     return table

@@ -1,6 +1,8 @@
 """Running a step under its limits: output cut and counted, time limit, the memory watchdog, process
 counting (real processes, a second or two; no sandbox needed)."""
 import os
+import subprocess
+import time
 import sys
 import tempfile
 import unittest
@@ -105,6 +107,41 @@ class Step(unittest.TestCase):
                     got = f.read()
                 os.unlink(out.name)
                 self.assertEqual((s.rc, got), (0, "recorded\n"))
+
+    def test_a_dead_zombie_is_no_process_but_a_zombie_leader_with_live_threads_is(self):
+        # A zombie runs nothing: waiting for its parent to reap it cost each sandboxed step about a
+        # second (the exited bwrap, reparented to PID 1). A main thread that exits alone leaves a
+        # zombie leader whose other threads still run: that one must still be seen (and killed).
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        try:
+            for _ in range(200):
+                with open("/proc/%d/status" % pid) as f:
+                    if "\tZ" in f.read():
+                        break
+                time.sleep(0.01)
+            self.assertNotIn(pid, run.process_table())
+        finally:
+            os.waitpid(pid, 0)
+        sys_exit = {"x86_64": 60, "aarch64": 93}.get(os.uname().machine)  # exit(2): the calling thread only
+        if sys_exit is None:
+            self.skipTest("the exit syscall's number on %s is not known here" % os.uname().machine)
+        script = ("import ctypes, os, threading, time\n"
+                  "threading.Thread(target=lambda: (time.sleep(30), os._exit(0))).start()\n"
+                  "ctypes.CDLL(None).syscall(%d, 0)\n" % sys_exit)
+        p = subprocess.Popen([sys.executable, "-c", script])
+        try:
+            for _ in range(200):
+                with open("/proc/%d/status" % p.pid) as f:
+                    if "\tZ" in f.read():
+                        break
+                time.sleep(0.01)
+            self.assertIn(p.pid, run.process_table())
+            self.assertIn(p.pid, run.uid_processes({os.getuid()}))
+        finally:
+            p.kill()
+            p.wait()
 
     def test_a_program_that_does_not_exist(self):
         s = run.run_step(["/nonexistent/tool"], self.log, 30, 4096)
