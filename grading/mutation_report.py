@@ -129,10 +129,14 @@ def outcome(state, name, layer):
 
 
 def caught_by(o, memcheck_on):
-    """The first layer whose outcome catches the mutant, else unfinished / survived (no GPU) / survived."""
+    """The first layer whose outcome catches the mutant, else unfinished / survived (no GPU) / survived.
+    A speed test case that FAILED (or ran out of time) is a GPU check that failed: it verifies the
+    timed kernel's output at its large size, and default grading counts it with the other GPU test
+    cases (correctness), so it is credited to "gpu", not to the speed evidence."""
     for layer in LAYERS:
-        if o[layer].split(" ")[0].split(":")[0] in CAUGHT[layer]:
-            return layer
+        word = o[layer].split(" ")[0].split(":")[0]
+        if word in CAUGHT[layer]:
+            return "gpu" if layer == "speed" and word in ("FAILED", "timeout") else layer
     if any(v.startswith("not run") for v in o.values()) or o["compile"] == "-" or (
             o["gpu"] == "passed" and ((memcheck_on and o["memcheck"] == "-") or o["speed"] == "-")):
         return "unfinished"

@@ -152,6 +152,14 @@ class Report(unittest.TestCase):
                              os.path.join(d, "problems.txt"))
             self.assertIn("MEMCHECK LAYER OFF", text)
 
+    def test_a_failed_speed_case_is_a_failed_gpu_check(self):
+        # (05's dropped barrier in the double-buffered loop on the H100: every other GPU check passed,
+        # and the speed case's own verification of the timed output at its large size failed)
+        o = {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean", "speed": "FAILED", "static": "ok"}
+        self.assertEqual(mr.caught_by(o, True), "gpu")
+        self.assertEqual(mr.caught_by(dict(o, speed="timeout"), True), "gpu")
+        self.assertEqual(mr.caught_by(dict(o, speed="SHORT 05.tiled: correct, but 14%"), True), "speed")
+
     def test_no_gpu_and_bad_command_lines(self):
         self.assertEqual(mr.caught_by({"compile": "ok", "host": "ok", "gpu": "skipped", "memcheck": "-", "speed": "-", "static": "ok"}, True),
                          "survived (no GPU)")
