@@ -228,27 +228,38 @@ std::vector<T> reverse_chunks_cpu(std::vector<T> v, std::size_t chunk) {
     return v;
 }
 
-/// One verified run of reverse_records_in_blocks on n records (random floats from `seed`),
-/// outputs poisoned first; each of the three arrays is compared with the CPU separately.
-struct RecordsCheck {
-    course::VerifyResult doubles, floats, chars;
-    bool ok() const { return doubles.ok() && floats.ok() && chars.ok(); }
+/// One run of reverse_records_in_blocks on n records (random floats from `seed`), outputs poisoned
+/// first: the three input arrays and the three outputs, copied back.
+struct RecordsRun {
+    std::vector<double> a, a_out;
+    std::vector<float> b, b_out;
+    std::vector<char> c, c_out;
 };
-RecordsCheck check_reverse_records(int n, std::uint32_t seed) {
-    std::vector<double> a(n);
-    const std::vector<float> b = course::random_floats(n, seed);
-    std::vector<char> c(n);
-    for (int i = 0; i < n; ++i) a[i] = 1.0 / (i + 1), c[i] = static_cast<char>(i * 37 % 127);
-    course::DeviceBuffer<double> da(a), da_out(n);
-    course::DeviceBuffer<float> db(b), db_out(n);
-    course::DeviceBuffer<char> dc(c), dc_out(n);
+RecordsRun run_reverse_records(int n, std::uint32_t seed) {
+    RecordsRun r{std::vector<double>(n), {}, course::random_floats(n, seed), {}, std::vector<char>(n), {}};
+    for (int i = 0; i < n; ++i) r.a[i] = 1.0 / (i + 1), r.c[i] = static_cast<char>(i * 37 % 127);
+    course::DeviceBuffer<double> da(r.a), da_out(n);
+    course::DeviceBuffer<float> db(r.b), db_out(n);
+    course::DeviceBuffer<char> dc(r.c), dc_out(n);
     da_out.poison();
     db_out.poison();
     dc_out.poison();
     launch_reverse_records_in_blocks(da.data(), db.data(), dc.data(), da_out.data(), db_out.data(), dc_out.data(), n);
-    return {course::compare_exact(da_out.to_host(), reverse_chunks_cpu(a, kRecordThreads), 1),
-            course::compare_exact(db_out.to_host(), reverse_chunks_cpu(b, kRecordThreads), 1),
-            course::compare_exact(dc_out.to_host(), reverse_chunks_cpu(c, kRecordThreads), 1)};
+    r.a_out = da_out.to_host();
+    r.b_out = db_out.to_host();
+    r.c_out = dc_out.to_host();
+    return r;
+}
+
+/// Each of the three outputs compared with the CPU separately.
+struct RecordsCheck {
+    course::VerifyResult doubles, floats, chars;
+    bool ok() const { return doubles.ok() && floats.ok() && chars.ok(); }
+};
+RecordsCheck compare_records(const RecordsRun& r) {
+    return {course::compare_exact(r.a_out, reverse_chunks_cpu(r.a, kRecordThreads), 1),
+            course::compare_exact(r.b_out, reverse_chunks_cpu(r.b, kRecordThreads), 1),
+            course::compare_exact(r.c_out, reverse_chunks_cpu(r.c, kRecordThreads), 1)};
 }
 
 // ---------------------------------------------------------------- the lesson
@@ -319,7 +330,7 @@ int lesson(int argc, char** argv) {
     // 2. Three arrays carved from one buffer.
     constexpr int kRecords = 1 << 20;
     const RecordLayout l = record_layout(kRecordThreads);
-    const bool records_ok = check_reverse_records(kRecords, 12).ok();
+    const bool records_ok = compare_records(run_reverse_records(kRecords, 12)).ok();
     std::printf("reverse_records_in_blocks: %d records, %d per block; doubles at byte %zu, floats at %zu, chars at %zu, "
                 "%zu bytes: %s\n\n", kRecords, kRecordThreads, l.doubles, l.floats, l.chars, l.bytes, records_ok ? "ok" : "FAIL");
     all_ok &= records_ok;

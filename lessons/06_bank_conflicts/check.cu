@@ -82,23 +82,6 @@ std::vector<unsigned> random_words(std::size_t n, std::uint32_t seed) {
     return {r.begin(), r.end()};
 }
 
-/// What run_probe (main.cu) runs, with the words each lane loaded handed to course::submitted here,
-/// in the check, which compares them: one launch of bank_probe with one warp, output poisoned first.
-std::vector<unsigned> probe_words(const Probe& p, const std::vector<unsigned>& table) {
-    std::vector<int> element(kWarpSize, -1);
-    for (int lane = 0; lane < kWarpSize; ++lane)
-        if (p.addr[lane] != kInactive) element[lane] = static_cast<int>(p.addr[lane] / p.width);
-    course::DeviceBuffer<unsigned> d_table(table), d_out(kWarpSize * p.width / 4);
-    course::DeviceBuffer<int> d_element(element);
-    d_out.poison();
-    const auto* t = reinterpret_cast<const uint4*>(d_table.data());
-    if (p.width == 4) bank_probe<<<1, kWarpSize>>>(t, d_element.data(), d_out.data());
-    if (p.width == 8) bank_probe<<<1, kWarpSize>>>(t, d_element.data(), reinterpret_cast<uint2*>(d_out.data()));
-    if (p.width == 16) bank_probe<<<1, kWarpSize>>>(t, d_element.data(), reinterpret_cast<uint4*>(d_out.data()));
-    CUDA_CHECK_LAUNCH();
-    return course::submitted(d_out.to_host());
-}
-
 /// Every warp instruction of transpose_tiled<Layout>: the worst fill and drain wavefronts.
 template <class Layout>
 std::pair<int, int> worst_scalar_tile() {
@@ -291,7 +274,7 @@ GPU_TEST_CASE("bank_probe loads exactly the words each probe pattern names") {
     const std::vector<unsigned> table = random_words(kProbeWords, 5);
     for (const Probe& p : probe_table()) {
         CAPTURE(p.name);
-        const std::vector<unsigned> got = probe_words(p, table);
+        const std::vector<unsigned> got = course::submitted(probe_words(p, table));  // main.cu's one launch
         int wrong = 0;
         for (int lane = 0; lane < kWarpSize; ++lane)
             if (p.addr[lane] != kInactive)

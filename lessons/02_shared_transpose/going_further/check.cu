@@ -33,26 +33,11 @@ course::VerifyResult run_transpose(Launcher launch, int rows, int cols, int offs
     return course::compare_exact(got, transpose_cpu(host_in, rows, cols), rows);
 }
 
-/// What run_chase (main.cu) does, with the chase's results (cycles, the node it ended on) handed to
-/// course::submitted here, in the check: one launch of pointer_chase, checked against the CPU walk.
+/// main.cu's chase_row with the chase's results (cycles, the node it ended on) handed to
+/// course::submitted between run_chase and latency_row.
 template <Where kWhere>
 LatencyRow chase(const std::string& where, const Chain& c, long long warmup, long long hops, std::size_t flush_bytes = 0) {
-    course::DeviceBuffer<unsigned> chain(c.words);
-    course::DeviceBuffer<long long> result(2);
-    if (flush_bytes > 0) {
-        course::DeviceBuffer<unsigned char> scratch(flush_bytes);
-        CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes()));
-    }
-    pointer_chase<kWhere><<<1, 1>>>(chain.data(), static_cast<int>(std::min<std::size_t>(c.words.size(), kSharedChainWords)),
-                                    c.start, warmup, hops, result.data());
-    CUDA_CHECK_LAUNCH();
-    const std::vector<long long> r = course::submitted(result.to_host());
-    LatencyRow row;
-    row.where = where;
-    row.hops = hops;
-    row.cycles_per_load = static_cast<double>(r[0]) / static_cast<double>(hops);
-    row.ok = static_cast<unsigned>(r[1]) == walk_chain_cpu(c, warmup + hops);
-    return row;
+    return latency_row(where, c, warmup, hops, course::submitted(run_chase<kWhere>(c, warmup, hops, flush_bytes)));
 }
 
 /// The rows of measure_latency (main.cu), the same chases, run by chase() above.

@@ -256,10 +256,11 @@ struct LatencyConfig {
     long long hops = 1 << 16;  // timed loads per row
 };
 
-/// Runs one chase and checks where it ended. `flush_bytes` > 0: write over that many bytes
-/// first, which pushes the chain out of L2.
+/// Runs one chase: one launch of pointer_chase<kWhere> with one thread. Returns its two results,
+/// the cycles of the timed hops and the node it ended on. `flush_bytes` > 0: write over that many
+/// bytes first, which pushes the chain out of L2.
 template <Where kWhere>
-LatencyRow run_chase(const std::string& where, const Chain& c, long long warmup, long long hops, std::size_t flush_bytes = 0) {
+std::vector<long long> run_chase(const Chain& c, long long warmup, long long hops, std::size_t flush_bytes = 0) {
     course::DeviceBuffer<unsigned> chain(c.words);
     course::DeviceBuffer<long long> result(2);
     if (flush_bytes > 0) {
@@ -269,7 +270,12 @@ LatencyRow run_chase(const std::string& where, const Chain& c, long long warmup,
     pointer_chase<kWhere><<<1, 1>>>(chain.data(), static_cast<int>(std::min<std::size_t>(c.words.size(), kSharedChainWords)),
                                     c.start, warmup, hops, result.data());
     CUDA_CHECK_LAUNCH();
-    const std::vector<long long> r = result.to_host();
+    return result.to_host();
+}
+
+/// A row of the table from a chase's results, checked against where the CPU walk ends.
+LatencyRow latency_row(const std::string& where, const Chain& c, long long warmup, long long hops,
+                       const std::vector<long long>& r) {
     LatencyRow row;
     row.where = where;
     row.footprint_bytes = static_cast<double>(c.words.size()) * sizeof(unsigned);
@@ -277,6 +283,12 @@ LatencyRow run_chase(const std::string& where, const Chain& c, long long warmup,
     row.cycles_per_load = static_cast<double>(r[0]) / static_cast<double>(hops);
     row.ok = static_cast<unsigned>(r[1]) == walk_chain_cpu(c, warmup + hops);
     return row;
+}
+
+/// One chase and its row.
+template <Where kWhere>
+LatencyRow chase_row(const std::string& where, const Chain& c, long long warmup, long long hops, std::size_t flush_bytes = 0) {
+    return latency_row(where, c, warmup, hops, run_chase<kWhere>(c, warmup, hops, flush_bytes));
 }
 
 /// The five rows of the latency table (cycles per load), in the order of the comment above.
@@ -288,15 +300,15 @@ std::vector<LatencyRow> measure_latency(const course::DeviceReport& gpu, const L
     course::require_device_memory(static_cast<double>(cfg.dram_bytes + flush), "the latency chase");
     const long long dram_hops = std::min<long long>(cfg.hops, static_cast<long long>(dram_nodes));
     std::vector<LatencyRow> rows;
-    rows.push_back(run_chase<Where::Shared>("shared memory", make_chain(kSharedChainWords, 1, kSharedChainWords, 1), 0,
+    rows.push_back(chase_row<Where::Shared>("shared memory", make_chain(kSharedChainWords, 1, kSharedChainWords, 1), 0,
                                             cfg.hops));
-    rows.push_back(run_chase<Where::L1>("L1 (plain load, warmed)", make_chain(l1_nodes, kLine, l1_nodes, 2),
+    rows.push_back(chase_row<Where::L1>("L1 (plain load, warmed)", make_chain(l1_nodes, kLine, l1_nodes, 2),
                                         static_cast<long long>(l1_nodes), cfg.hops));
-    rows.push_back(run_chase<Where::L2>("L2 (__ldcg, warmed)", make_chain(l2_nodes, kLine, l2_nodes, 3),
+    rows.push_back(chase_row<Where::L2>("L2 (__ldcg, warmed)", make_chain(l2_nodes, kLine, l2_nodes, 3),
                                         static_cast<long long>(l2_nodes), cfg.hops));
-    rows.push_back(run_chase<Where::Dram>("DRAM, random inside 2 MiB pieces",
+    rows.push_back(chase_row<Where::Dram>("DRAM, random inside 2 MiB pieces",
                                           make_chain(dram_nodes, kLine, std::min(kPiece, dram_nodes), 4), 0, dram_hops, flush));
-    rows.push_back(run_chase<Where::Dram>("DRAM, random over all of it", make_chain(dram_nodes, kLine, dram_nodes, 5), 0,
+    rows.push_back(chase_row<Where::Dram>("DRAM, random over all of it", make_chain(dram_nodes, kLine, dram_nodes, 5), 0,
                                           dram_hops, flush));
     return rows;
 }
