@@ -57,7 +57,6 @@ import csv
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -232,14 +231,7 @@ def ncu_errors(output):
 
 
 def find_ncu(explicit=None):
-    candidates = [explicit, os.environ.get("NCU"), shutil.which("ncu")]
-    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if home:
-            candidates.append(os.path.join(home, "bin", "ncu"))
-    for c in candidates:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
+    return static_evidence.find_cuda_tool("ncu", "NCU", explicit)
 
 
 def run_limited(cmd, timeout):

@@ -157,14 +157,23 @@ class EvidenceError(Exception):
     """A message for the user: no cuobjdump, an unreadable binary, a malformed rubric."""
 
 
-def find_cuobjdump():
-    candidates = [os.environ.get("CUOBJDUMP"), shutil.which("cuobjdump")]
+def find_cuda_tool(name, env, explicit=None):
+    """The CUDA toolkit program NAME: EXPLICIT, then $ENV, then PATH, then $CUDA_HOME/bin,
+    $CUDA_PATH/bin and /usr/local/cuda/bin; None when none is an executable file."""
+    candidates = [explicit, os.environ.get(env), shutil.which(name)]
     for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if home:
-            candidates.append(os.path.join(home, "bin", "cuobjdump"))
+            candidates.append(os.path.join(home, "bin", name))
     for c in candidates:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
+    return None
+
+
+def find_cuobjdump():
+    found = find_cuda_tool("cuobjdump", "CUOBJDUMP")
+    if found:
+        return found
     raise EvidenceError("cuobjdump not found (set CUOBJDUMP, or put the CUDA toolkit's bin/ on PATH)")
 
 
