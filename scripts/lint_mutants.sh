@@ -9,15 +9,17 @@
 #                  line per file "NAME<TAB>OUTCOME" (UB main.cu:LINE: <GCC's words> [<flag>], clean,
 #                  or not applicable: <why>), equivalent mutants marked, and a closing count
 #     --jobs N     lints at once (default 2)
+#     --gxx PROG   the GCC to lint with (default: g++)
 # Exit code: 0 when the course's own code and every exercise as given are clean (whatever the
 # mutants), 1 when one of them is failed (a false positive to fix), 2 for a bad command line.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="" jobs=2
+out="" jobs=2 gxx=g++
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) [ $# -ge 2 ] || { echo "lint_mutants.sh: --out needs a file" >&2; exit 2; }; out=$2; shift 2 ;;
     --jobs) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "lint_mutants.sh: --jobs needs a number > 0" >&2; exit 2; }; jobs=$2; shift 2 ;;
+    --gxx) [ $# -ge 2 ] && command -v "$2" > /dev/null || { echo "lint_mutants.sh: --gxx needs a program on PATH" >&2; exit 2; }; gxx=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "lint_mutants.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -43,19 +45,19 @@ one() {  # one N: the N-th file of files.txt linted, "NAME<TAB>OUTCOME" into $wo
   local name file
   name=$(sed -n "$1p" "$work/files.txt" | cut -f1)
   file=$(sed -n "$1p" "$work/files.txt" | cut -f2)
-  python3 "$root/grading/ub_lint.py" --json "$file" > "$work/r/$1.json" 2>&1
+  python3 "$root/grading/ub_lint.py" --json --gxx "$gxx" "$file" > "$work/r/$1.json" 2>&1
   printf '%s\t%s\n' "$name" "$(python3 "$root/grading/mutation_report.py" lint "$work/r/$1.json")" > "$work/r/$1.txt"
 }
 export -f one
-export root work
+export root work gxx
 mkdir -p "$work/r"
 seq 1 "$(wc -l < "$work/files.txt")" | xargs -P "$jobs" -n 1 bash -c 'one "$1"' _
 equivalents="$root/grading/equivalent_mutants.txt"
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "commit: $(git -C "$root" rev-parse HEAD 2> /dev/null || echo unknown)$(git -C "$root" status --porcelain 2> /dev/null | grep -q . && echo ' (with uncommitted changes)')"
-  echo "g++: $(g++ --version 2> /dev/null | head -n 1 || echo none)"
-  echo "command: scripts/lint_mutants.sh (grading/ub_lint.py on each file)"
+  echo "g++: $("$gxx" --version 2> /dev/null | head -n 1 || echo none)"
+  echo "command: scripts/lint_mutants.sh$([ "$gxx" != g++ ] && echo " --gxx $gxx") (grading/ub_lint.py on each file)"
   n=$(wc -l < "$work/files.txt")
   for i in $(seq 1 "$n"); do
     line=$(cat "$work/r/$i.txt" 2> /dev/null || printf '%s\tnot run\n' "$(sed -n "${i}p" "$work/files.txt" | cut -f1)")
