@@ -25,9 +25,13 @@ std::vector<std::array<int, 3>> shapes() {
     return all;
 }
 
-/// --small (the memcheck subset): a shape whose largest matrix has more than 2^20 elements is left out.
+/// --small (the memcheck subset): a shape whose largest matrix has more than 2^20 elements is left
+/// out, and so is one of more than 2^25 multiply-adds (1024 x 768 x 512: 4 x 10^8 of them, each
+/// access checked by memcheck, for tiles that 128 x 128 x 128 fills as well). The awkward shapes,
+/// where a wrong bound reads or writes past an edge, are all below both.
+constexpr long long kSmallMacs = 1LL << 25;
 bool skip_matmul(long long M, long long N, long long K) {
-    return course::skip_shape(std::max({M * K, K * N, M * N}));
+    return course::skip_shape(std::max({M * K, K * N, M * N})) || (course::small_run() && M * N * K > kSmallMacs);
 }
 
 /// C computed in float on the CPU, summing k in the given order (forward or backward).
@@ -67,6 +71,20 @@ TEST_CASE("matmul_cpu: a 2x3 times 3x2 product worked by hand, and the sum of |a
             const RefEntry e = reference_entry(A, B, 2, 3, i, j);
             CHECK(e.value == r.c[i * 2 + j]);
         }
+}
+
+TEST_CASE("--small leaves out the shapes too big for memcheck, and keeps every awkward one") {
+    const bool given = course::small_run();  // this run's own --small, put back below
+    course::set_small_run(true);
+    CHECK(skip_matmul(1024, 768, 512));   // 4 x 10^8 multiply-adds, though no matrix above 2^20 elements
+    CHECK(skip_matmul(2048, 2048, 1));    // C of 2^22 elements, though only 2^22 multiply-adds
+    CHECK_FALSE(skip_matmul(257, 129, 511));
+    CHECK_FALSE(skip_matmul(131, 260, 511));
+    CHECK_FALSE(skip_matmul(128, 128, 128));
+    CHECK_FALSE(skip_matmul(1, 1, 1));
+    course::set_small_run(false);
+    for (const auto& s : kShapes) CHECK_FALSE(skip_matmul(s[0], s[1], s[2]));
+    course::set_small_run(given);
 }
 
 TEST_CASE("matmul_tolerance: float sums in any order pass; one missing product fails") {
