@@ -12,6 +12,13 @@
 // 128 MiB per speed case would make a graded run's transcript hundreds of MiB (grading caps it) and
 // its judging slow, while a hash of every word still fails any wrong element, naming its row.
 // Under --small (the memcheck subset) these test cases are not run at all (check_main.hpp).
+//
+// The big inputs, the hashes and the expected hashes are made on the GPU, by the small kernels at
+// the end of this file: on the CPU (drawing hundreds of MiB, copying them up and the outputs back,
+// hashing every row) they took over a second per lesson, in the student's run and again in the
+// judge's. They give the very values of the CPU functions next to them (speed_float is shared by
+// both; each hash is row_hashes' FNV-1a over the same 4-byte words), which the checks' GPU test
+// cases compare on small matrices.
 #pragma once
 
 #include "device_info.cuh"
@@ -20,7 +27,9 @@
 #include "timer.cuh"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -34,6 +43,10 @@ constexpr int kSpeedRuns = 21;   // timed: the median of these
 /// moves is over 4x the 50 MiB L2 of an H100 or H200. Not square: rows and columns mixed up fail.
 constexpr int kSpeedRows = 8192, kSpeedCols = 4096;
 
+/// FNV-1a, 64-bit: the start value, and one step taking in a 32-bit word (or a byte).
+constexpr std::uint64_t kFnvStart = 0xcbf29ce484222325ull;
+__host__ __device__ inline std::uint64_t fnv1a(std::uint64_t h, std::uint32_t word) { return (h ^ word) * 0x100000001b3ull; }
+
 /// One 64-bit hash per row of a matrix with `cols` columns: FNV-1a over the row's bytes, taken four
 /// at a time (then one at a time for what is left), so that every bit of every element counts.
 template <class T>
@@ -43,59 +56,37 @@ std::vector<std::uint64_t> row_hashes(const std::vector<T>& m, std::size_t cols)
     const std::size_t row_bytes = cols * sizeof(T);
     for (std::size_t r = 0; r < hashes.size(); ++r) {
         const unsigned char* row = reinterpret_cast<const unsigned char*>(m.data() + r * cols);
-        std::uint64_t h = 0xcbf29ce484222325ull;
+        std::uint64_t h = kFnvStart;
         std::size_t i = 0;
         for (; i + 4 <= row_bytes; i += 4) {
             std::uint32_t word;
             std::memcpy(&word, row + i, sizeof word);
-            h = (h ^ word) * 0x100000001b3ull;
+            h = fnv1a(h, word);
         }
-        for (; i < row_bytes; ++i) h = (h ^ row[i]) * 0x100000001b3ull;
+        for (; i < row_bytes; ++i) h = fnv1a(h, row[i]);
         hashes[r] = h;
     }
     return hashes;
 }
 
-/// row_hashes(transpose_cpu(in, rows, cols), rows), without building the transpose: output row c is
-/// input column c, hashed 64 columns (256 bytes of each input row) at a time: each input cache line
-/// is read once, and a pass over the rows touches a quarter as many pages as 16 columns would.
-inline std::vector<std::uint64_t> transpose_row_hashes(const std::vector<float>& in, int rows, int cols) {
-    std::vector<std::uint64_t> hashes(static_cast<std::size_t>(cols), 0xcbf29ce484222325ull);
-    constexpr int kGroup = 64;
-    for (int c0 = 0; c0 < cols; c0 += kGroup) {
-        const int c1 = c0 + kGroup < cols ? c0 + kGroup : cols;
-        for (int r = 0; r < rows; ++r) {
-            const float* row = in.data() + static_cast<std::size_t>(r) * cols;
-            for (int c = c0; c < c1; ++c) {
-                std::uint32_t word;
-                std::memcpy(&word, &row[c], sizeof word);
-                hashes[c] = (hashes[c] ^ word) * 0x100000001b3ull;
-            }
-        }
-    }
-    return hashes;
+/// Element i of speed_floats(n, seed): splitmix64's (i + 1)-th output from `seed` (its state after
+/// i + 1 steps is seed + (i + 1) * the golden-ratio step), 24 random bits as a float in [-1, 1).
+/// A pure function of (seed, i), so a GPU thread computes the same element as the CPU loop.
+__host__ __device__ inline float speed_float(std::uint64_t seed, std::uint64_t i) {
+    std::uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return static_cast<float>(z >> 40) * (1.0f / 8388608.0f) - 1.0f;  // k / 2^23 - 1, k < 2^24: exact
 }
 
-/// n random floats in [-1, 1) from `seed`, fast enough for the speed cases' hundreds of MiB
-/// (splitmix64, 24 random bits each; course::random_floats takes several times as long).
+/// n random floats in [-1, 1) from `seed`, fast enough for hundreds of MiB (splitmix64, 24 random
+/// bits each; course::random_floats takes several times as long). Every one is a multiple of 2^-23.
+/// The speed cases draw theirs on the GPU (fill_speed_floats below); this is its CPU definition.
 inline std::vector<float> speed_floats(std::size_t n, std::uint32_t seed) {
     std::vector<float> v(n);
-    std::uint64_t state = seed;
-    for (float& x : v) {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        x = static_cast<float>(z >> 40) * (1.0f / 8388608.0f) - 1.0f;  // k / 2^23 - 1, k < 2^24: exact
-    }
+    for (std::size_t i = 0; i < n; ++i) v[i] = speed_float(seed, i);
     return v;
-}
-
-/// The submitted row hashes of `got` (rows x cols) against those of `expected`: a VerifyResult
-/// whose "(row, 0)" is the first output row that differs.
-template <class T>
-VerifyResult compare_rows(const std::vector<T>& got, const std::vector<T>& expected, std::size_t cols) {
-    return compare_exact(submitted(row_hashes(got, cols)), row_hashes(expected, cols), 1);
 }
 
 /// `launch()` run kSpeedWarmup times, then timed kSpeedRuns times (timer.cuh).
@@ -115,22 +106,100 @@ inline void report_speed(const std::string& exercise, const std::string& kernel,
     speed(exercise, kernel, k.median_ms, ceiling, c.median_ms, d);
 }
 
+#ifdef __CUDACC__  // (common/check.cpp, a host-only test, includes this file for the CPU functions above)
+
+// ---------------------------------------------------------------- on the GPU: inputs and hashes
+// The course's own kernels, kept plain: one thread per element, or per hashed row or column. The
+// hashes are slow by GPU standards (a thread walks a whole row), a few milliseconds in all.
+
+namespace speed_kernels {
+
+__global__ void fill_speed_floats(float* out, std::size_t n, std::uint64_t seed) {
+    const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+    for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = speed_float(seed, i);
+}
+
+/// hashes[r]: FNV-1a of row r's `row_words` 32-bit words, as row_hashes takes them.
+__global__ void row_hashes(const std::uint32_t* words, std::size_t rows, std::size_t row_words, std::uint64_t* hashes) {
+    const std::size_t r = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const std::uint32_t* row = words + r * row_words;
+    std::uint64_t h = kFnvStart;
+    for (std::size_t i = 0; i < row_words; ++i) h = fnv1a(h, row[i]);
+    hashes[r] = h;
+}
+
+/// hashes[c]: FNV-1a of column c of a rows x cols matrix of 32-bit words, top to bottom: the hash
+/// of row c of its transpose. At each step a warp reads 32 neighbours of one row (coalesced).
+__global__ void column_hashes(const std::uint32_t* words, int rows, int cols, std::uint64_t* hashes) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    std::uint64_t h = kFnvStart;
+    for (int r = 0; r < rows; ++r) h = fnv1a(h, words[static_cast<std::size_t>(r) * cols + c]);
+    hashes[c] = h;
+}
+
+}  // namespace speed_kernels
+
+/// Fills `n` floats at `out` (device memory) with speed_floats(n, seed).
+inline void fill_speed_floats(float* out, std::size_t n, std::uint32_t seed) {
+    if (n == 0) return;
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096));
+    speed_kernels::fill_speed_floats<<<blocks, 256>>>(out, n, seed);
+    CUDA_CHECK_LAUNCH();
+}
+
+/// row_hashes(m.to_host(), cols), computed on the GPU: elements of 1, 2, 4 or 8 bytes whose rows
+/// are whole 4-byte words (cols * sizeof(T) a multiple of 4), so that no row ends in loose bytes.
+template <class T>
+std::vector<std::uint64_t> device_row_hashes(const DeviceBuffer<T>& m, std::size_t cols) {
+    static_assert(std::is_trivially_copyable_v<T> && 8 % sizeof(T) == 0, "hashed as 4-byte words");
+    if (cols == 0 || (cols * sizeof(T)) % 4 != 0)
+        throw std::invalid_argument("device_row_hashes: a row of " + std::to_string(cols) + " elements of " +
+                                    std::to_string(sizeof(T)) + " bytes is not whole 4-byte words");
+    const std::size_t rows = m.size() / cols;
+    DeviceBuffer<std::uint64_t> hashes(rows);
+    if (rows > 0) {
+        speed_kernels::row_hashes<<<ceil_div(static_cast<long long>(rows), 64), 64>>>(
+            reinterpret_cast<const std::uint32_t*>(m.data()), rows, cols * sizeof(T) / 4, hashes.data());
+        CUDA_CHECK_LAUNCH();
+    }
+    return hashes.to_host();
+}
+
+/// row_hashes(transpose_cpu(in, rows, cols), rows) of a rows x cols matrix `in` on the GPU: what a
+/// correct transpose's output hashes to, without making one.
+inline std::vector<std::uint64_t> device_transpose_row_hashes(const DeviceBuffer<float>& in, int rows, int cols) {
+    if (rows < 1 || cols < 1 || in.size() != static_cast<std::size_t>(rows) * cols)
+        throw std::invalid_argument("device_transpose_row_hashes: the buffer is not rows x cols");
+    DeviceBuffer<std::uint64_t> hashes(static_cast<std::size_t>(cols));
+    speed_kernels::column_hashes<<<ceil_div(cols, 64), 64>>>(reinterpret_cast<const std::uint32_t*>(in.data()), rows, cols,
+                                                             hashes.data());
+    CUDA_CHECK_LAUNCH();
+    return hashes.to_host();
+}
+
 /// The speed case of a transposing exercise (lessons 01, 02, 03, 06): `launch(in, out, rows, cols)`
-/// beside cudaMemcpy device-to-device of the same bytes, then its output against the CPU transpose.
+/// beside cudaMemcpy device-to-device of the same bytes, then its output's row hashes against
+/// those of the transpose, taken from the input before anything else ran.
 template <class Launch>
 void check_transpose_speed(const std::string& exercise, const std::string& kernel, Launch&& launch) {
     const int rows = kSpeedRows, cols = kSpeedCols;
-    const std::vector<float> host_in = speed_floats(std::size_t{1} * rows * cols, seeded(0x5eed));
-    DeviceBuffer<float> in(host_in), out(host_in.size());
+    DeviceBuffer<float> in(std::size_t{1} * rows * cols), out(in.size());
+    fill_speed_floats(in.data(), in.size(), seeded(0x5eed));
+    const std::vector<std::uint64_t> expected = device_transpose_row_hashes(in, rows, cols);
     const Timing copy = time_speed([&] {
         CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice));
     });
     out.poison();  // after the copy: every element the transpose leaves unwritten stays NaN
     const Timing t = time_speed([&] { launch(in.data(), out.data(), rows, cols); });
     report_speed(exercise, kernel, t, "copy", copy, std::to_string(rows) + "x" + std::to_string(cols));
-    const VerifyResult r = compare_exact(submitted(row_hashes(out.to_host(), rows)), transpose_row_hashes(host_in, rows, cols), 1);
+    const VerifyResult r = compare_exact(submitted(device_row_hashes(out, rows)), expected, 1);
     INFO("one hash per output row, (row, 0): ", r.summary());
     CHECK(r.ok());
 }
+
+#endif  // __CUDACC__
 
 }  // namespace course

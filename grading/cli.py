@@ -977,30 +977,49 @@ class Grader:
         """(facts, None) of the cell's compiled runner, read by cuobjdump in the cell's sandbox (it
         reads a file the submission's compile made), each listing cut at 64 MiB and 60 s; or (None,
         why): "short: ..." when the binary could not be read (held against the cell), else not
-        measured (no cuobjdump: the grader's machine)."""
+        measured (no cuobjdump: the grader's machine). The resource usage lists the kernels; then
+        only what the lesson's rubric reads: the PTX where a rule reads shuffle masks, and the
+        machine code of the kernels a "sass:" rule matches (static_evidence.listings_needed)."""
         if self.cuobjdump is None:
             return None, self.no_cuobjdump
         texts = {}
-        for kind, option in (("resource", "--dump-resource-usage"), ("sass", "-sass"), ("ptx", "-ptx")):
+
+        def listing(kind, options):
+            """cuobjdump OPTIONS BINARY in the sandbox: None and texts[kind] set, or why not."""
             name = "static-" + kind
-            step = self.boxed(cell, name, self.STATIC_LIMIT_S, "run", [self.cuobjdump, option, binary], None, cap=self.STATIC_CAP)
+            step = self.boxed(cell, name, self.STATIC_LIMIT_S, "run", [self.cuobjdump] + options + [binary], None,
+                              cap=self.STATIC_CAP)
             log = os.path.join(cell.dir, name + ".log")
+            option = options[0]
             if not step.started:
-                return None, "cuobjdump could not start in the sandbox (see %s.log)" % name
+                return "cuobjdump could not start in the sandbox (see %s.log)" % name
             if step.rc == 127:
-                return None, "cuobjdump not found in the sandbox"
+                return "cuobjdump not found in the sandbox"
             if step.cut > 0:
-                return None, "short: cuobjdump %s printed over %d MiB for the compiled kernels" % (option, self.STATIC_CAP >> 20)
+                return "short: cuobjdump %s printed over %d MiB for the compiled kernels" % (option, self.STATIC_CAP >> 20)
             if step.timed_out:
-                return None, "short: cuobjdump %s took over %d s on the compiled kernels" % (option, self.STATIC_LIMIT_S)
+                return "short: cuobjdump %s took over %d s on the compiled kernels" % (option, self.STATIC_LIMIT_S)
             if step.rc != 0 or step.mem_killed:
-                return None, "short: cuobjdump %s could not read the compiled kernels (exit %d)" % (option, step.rc)
+                return "short: cuobjdump %s could not read the compiled kernels (exit %d)" % (option, step.rc)
             fd = os.open(log, os.O_RDONLY | os.O_NOFOLLOW)
             with os.fdopen(fd, "rb") as f:
                 texts[kind] = f.read(self.STATIC_CAP + 1).decode("utf-8", "replace")
-        facts = static_evidence.facts_from_dumps(texts["resource"], texts["sass"], texts["ptx"])
-        for kind in texts:  # (megabytes per cell; the facts are kept in static.json)
-            os.unlink(os.path.join(cell.dir, "static-%s.log" % kind))
+            os.unlink(log)  # (megabytes per cell; the facts are kept in static.json)
+            return None
+
+        why = listing("resource", ["--dump-resource-usage"])
+        if why is None:
+            usage, _ = static_evidence.parse_resource_usage(texts["resource"])
+            ptx, sass_kernels = static_evidence.listings_needed(getattr(self, "rubrics", {}).get(getattr(cell, "lesson", None)),
+                                                                static_evidence.demangle(usage.keys()))
+            if ptx:
+                why = listing("ptx", ["-ptx"])
+            sass = static_evidence.sass_options(sass_kernels, texts["resource"])
+            if why is None and sass:
+                why = listing("sass", sass)
+        if why is not None:
+            return None, why
+        facts = static_evidence.facts_from_dumps(texts["resource"], texts.get("sass", ""), texts.get("ptx"))
         gradebook.write_atomic(os.path.join(cell.dir, "static.json"),
                                json.dumps({"arch": facts["arch"], "kernels": facts["kernels"]}, indent=1, sort_keys=True))
         if not facts["kernels"]:

@@ -287,13 +287,48 @@ def fact_label(fact):
     return f"{opcode} instructions" + (f" /{operands[0]}/" if operands else "")
 
 
+def matching_kernels(pattern, names):
+    """The mangled names of NAMES ({mangled: readable}) that PATTERN (a rule's "kernel") is found in,
+    in their readable or their mangled form."""
+    pattern = re.compile(pattern)
+    return [m for m, readable in names.items() if pattern.search(readable) or pattern.search(m)]
+
+
+def listings_needed(rubric, names):
+    """What of the binary the static rules of RUBRIC read, beyond the resource usage that lists its
+    kernels (NAMES, {mangled: readable}): (ptx, sass_kernels). ptx: whether a rule reads shuffle
+    masks (the PTX listing); sass_kernels: the sorted mangled names of the kernels a "sass:" rule
+    matches, or None for every kernel's (no rubric). judge() sees the same facts for every rule."""
+    if rubric is None:
+        return True, None
+    rules = rubric.get("rules", [])
+    ptx = any(r.get("fact") == "partial_shuffle_masks" for r in rules)
+    sass = set()
+    for r in rules:
+        if str(r.get("fact", "")).startswith("sass:"):
+            sass.update(matching_kernels(r["kernel"], names))
+    return ptx, sorted(sass)
+
+
+def sass_options(sass_kernels, resource_text):
+    """cuobjdump's options for the machine code of SASS_KERNELS (listings_needed), None when none is
+    needed. Disassembling is what costs: cuobjdump starts nvdisasm (about 0.3 s before it reads
+    anything) once per cubin with -sass, once per function with -sass -fun; so by function when
+    that is no more starts than the cubins in the binary (its resource usage lists them)."""
+    if sass_kernels is not None and not sass_kernels:
+        return None
+    cubins = sum(1 for line in resource_text.splitlines() if line.startswith("Fatbin elf code"))
+    if sass_kernels is None or len(sass_kernels) > cubins:
+        return ["-sass"]
+    return ["-sass", "-fun", ",".join(sass_kernels)]
+
+
 def judge(rubric, facts):
     """One dict per rule: kernel, label, yours, solution, status (ok|short|not judged|missing), words."""
     rows = []
     arch = facts["arch"]
     for rule in rubric["rules"]:
-        pattern = re.compile(rule["kernel"])
-        matches = [m for m, k in facts["kernels"].items() if pattern.search(k["name"]) or pattern.search(m)]
+        matches = matching_kernels(rule["kernel"], {m: k["name"] for m, k in facts["kernels"].items()})
         threshold = rule.get("value")
         if threshold is None:
             threshold = rule["solution"].get(arch) if arch else None

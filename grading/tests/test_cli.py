@@ -205,6 +205,36 @@ class Evidence(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(cell.dir, "static.json")))
         self.assertFalse(os.path.exists(os.path.join(cell.dir, "static-sass.log")))
 
+    def test_static_facts_list_only_what_the_rubric_reads(self):
+        """The resource usage, then the PTX only for shuffle-mask rules and the machine code only of
+        the kernels a sass: rule matches (cuobjdump -sass -fun): the same facts for the rubric."""
+        script = ('echo "$@" >> "%s/calls.txt"\n'
+                  'case $1 in --dump-resource-usage) k=resource;; -sass) k=sass;; -ptx) k=ptx;; esac\n'
+                  'exec python3 -c "import lzma,sys; sys.stdout.write(lzma.open(sys.argv[1], \'rt\').read())" "%s/$k.txt.xz"\n')
+        # (the recorded binary has one cubin: lesson 02's two kernels are disassembled with it whole)
+        for lesson, listings in (("02_shared_transpose", ["--dump-resource-usage", "-sass"]),
+                                 ("04_reduction", ["--dump-resource-usage", "-ptx", "-sass"]),
+                                 ("06_bank_conflicts", ["--dump-resource-usage"]), (None, ["--dump-resource-usage", "-ptx", "-sass"])):
+            with self.subTest(lesson=lesson):
+                rec = os.path.join(REPO, "tests", "evidence", "recorded", (lesson or "02")[:2] + "_solution")
+                g, cell = self.grader_with_fake_cuobjdump("")
+                with open(g.cuobjdump, "w") as f:
+                    f.write("#!/bin/sh\n" + script % (cell.dir, rec))
+                if lesson:
+                    cell.lesson = lesson
+                g.cells = [cell] if lesson else []
+                g.load_rubrics()
+                g.cuobjdump = os.path.join(os.path.dirname(cell.dir), "cuobjdump")
+                facts, why = g.static_facts(cell, "/bin/true")
+                self.assertIsNone(why)
+                with open(os.path.join(cell.dir, "calls.txt")) as f:
+                    calls = [line.split() for line in f]
+                self.assertEqual([" ".join(c[:2]) if c[0] == "-sass" and c[1] == "-fun" else c[0] for c in calls], listings)
+                if lesson:
+                    rubric = cli.evidence.load_rubric(os.path.join(REPO, "lessons", lesson, "rubric.json"))
+                    full, _ = cli.evidence.static_facts(dumps=rec)
+                    self.assertEqual(cli.static_evidence.judge(rubric, facts), cli.static_evidence.judge(rubric, full))
+
     def test_static_facts_that_cannot_be_read_are_the_cells(self):
         for script, words in (("exit 3\n", "short: cuobjdump --dump-resource-usage could not read"),
                               ("exit 127\n", "cuobjdump not found"),

@@ -272,6 +272,39 @@ class Static(unittest.TestCase):
         r = ev.judge(rubric, None, None, facts_problem="short: the compiled kernels could not be read")
         self.assertEqual(r["short"], len(rubric["rules"]))
 
+    def test_listing_only_what_the_rubric_reads_judges_the_same(self):
+        """grade.sh lists the PTX only for shuffle-mask rules and the machine code only of the
+        kernels a sass: rule matches (static_evidence.listings_needed): each lesson's rules judge
+        those facts as they judge the whole listings, the solution's and the mutants'."""
+        se = ev.se
+        for case in sorted(os.listdir(RECORDED)):
+            if not os.path.isfile(os.path.join(RECORDED, case, "resource.txt.xz")):
+                continue
+            with self.subTest(case=case):
+                rubric = ev.load_rubric(lesson_rubric(case[:2]))
+                full = self.facts(case)
+                names = {m: k["name"] for m, k in full["kernels"].items()}
+                ptx, sass_kernels = se.listings_needed(rubric, names)
+                self.assertIsNotNone(sass_kernels)
+                part = copy.deepcopy(full)
+                part["sass"] = {m: full["sass"][m] for m in sass_kernels if m in full["sass"]}
+                if not ptx:
+                    for k in part["kernels"].values():
+                        k["partial_shuffle_masks"] = None
+                self.assertEqual(se.judge(rubric, part), se.judge(rubric, full))
+                self.assertEqual(ptx, case.startswith("04"))  # only lesson 04 judges shuffle masks
+        self.assertEqual(se.listings_needed(None, {"k": "k"}), (True, None))
+
+    def test_machine_code_by_function_only_where_that_starts_nvdisasm_less_often(self):
+        se = ev.se
+        one, two = "Fatbin elf code:\n", "Fatbin elf code:\nFatbin ptx code:\nFatbin elf code:\n"
+        self.assertIsNone(se.sass_options([], two))
+        self.assertEqual(se.sass_options(None, two), ["-sass"])
+        self.assertEqual(se.sass_options(["_Z1av", "_Z1bv"], two), ["-sass", "-fun", "_Z1av,_Z1bv"])
+        self.assertEqual(se.sass_options(["_Z1av", "_Z1bv", "_Z1cv"], two), ["-sass"])
+        self.assertEqual(se.sass_options(["_Z1av"], one), ["-sass", "-fun", "_Z1av"])
+        self.assertEqual(se.sass_options(["_Z1av", "_Z1bv"], one), ["-sass"])
+
     def test_results_are_grouped_by_exercise(self):
         rubric = ev.load_rubric(lesson_rubric("05"))
         r = ev.judge(rubric, [entry(exercise="05.tiled")], self.facts("05_solution"))

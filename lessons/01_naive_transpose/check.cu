@@ -6,6 +6,9 @@
 #include "speed.cuh"
 #include "testing.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace {
@@ -104,6 +107,46 @@ GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also fr
             }
         }
     }
+}
+
+// The speed cases of lessons 01, 02, 03 and 06 make their input and every hash on the GPU
+// (common/speed.cuh): here, on small matrices, against the CPU definitions they stand for.
+OWN_GPU_TEST_CASE("speed cases: the GPU's inputs, row hashes and transpose hashes are the CPU's") {
+    for (const auto& shape : {std::pair{1, 1}, std::pair{37, 19}, std::pair{5, 64}, std::pair{64, 33}, std::pair{300, 257}}) {
+        const int rows = shape.first, cols = shape.second;
+        CAPTURE(rows);
+        CAPTURE(cols);
+        const std::size_t n = static_cast<std::size_t>(rows) * cols;
+        course::DeviceBuffer<float> in(n);
+        course::fill_speed_floats(in.data(), n, 9);
+        const std::vector<float> host = course::speed_floats(n, 9);
+        CHECK(in.to_host() == host);
+        CHECK(course::device_row_hashes(in, cols) == course::row_hashes(host, cols));
+        CHECK(course::device_transpose_row_hashes(in, rows, cols) == course::row_hashes(course::transpose_cpu(host, rows, cols), rows));
+    }
+    // Other element sizes, as lesson 03's records are hashed; one changed bit changes its row's hash.
+    std::vector<double> d(12 * 10);
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = 1.0 / (i + 1);
+    course::DeviceBuffer<double> dd(d);
+    CHECK(course::device_row_hashes(dd, 10) == course::row_hashes(d, 10));
+    std::vector<char> c(12 * 8);
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<char>(i * 37 % 127);
+    course::DeviceBuffer<char> dc(c);
+    CHECK(course::device_row_hashes(dc, 8) == course::row_hashes(c, 8));
+    const std::vector<std::uint64_t> before = course::device_row_hashes(dd, 10);
+    d[5 * 10 + 3] = std::nextafter(d[5 * 10 + 3], 2.0);
+    dd.copy_from(d);
+    const course::VerifyResult changed = course::compare_exact(course::device_row_hashes(dd, 10), before, 1);
+    CHECK(changed.mismatches == 1);
+    REQUIRE(changed.first.has_value());
+    CHECK(changed.first->row == 5);
+    // A row that is not whole 4-byte words is refused, not hashed in part.
+    CHECK_THROWS_AS(course::device_row_hashes(dc, 7), std::invalid_argument);
+    // A NaN's payload counts: the poison and a quiet NaN hash differently.
+    course::DeviceBuffer<float> nan(4);
+    nan.poison();
+    const std::vector<float> quiet(4, std::numeric_limits<float>::quiet_NaN());
+    CHECK(course::device_row_hashes(nan, 4) != course::row_hashes(quiet, 4));
 }
 
 // Each exercise's naive transpose beside a copy of the same bytes (common/speed.cuh).

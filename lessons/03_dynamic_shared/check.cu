@@ -25,6 +25,41 @@ RecordsCheck run_reverse_records_submitted(int n, std::uint32_t seed) {
     return compare_records(r);
 }
 
+// ---- the records' speed case, on the GPU (the course's own kernels: one thread per element)
+
+/// The speed case's records: b the speed floats of `seed`, a[i] = b[i] / 2 + i, c[i] = i * 37 % 127.
+__global__ void speed_records_input(double* a, float* b, char* c, int n, std::uint64_t seed) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    b[i] = course::speed_float(seed, static_cast<std::uint64_t>(i));
+    a[i] = b[i] * 0.5 + i;
+    c[i] = static_cast<char>(i * 37 % 127);
+}
+void make_speed_records(double* a, float* b, char* c, int n, std::uint32_t seed) {
+    speed_records_input<<<course::ceil_div(n, 256), 256>>>(a, b, c, n, seed);
+    CUDA_CHECK_LAUNCH();
+}
+
+/// out = reverse_chunks_cpu(in, chunk): element i of a chunk goes to the chunk's mirror position.
+template <class T>
+__global__ void reverse_chunks_reference(const T* in, T* out, long long n, long long chunk) {
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    const long long first = i / chunk * chunk, last = (first + chunk < n ? first + chunk : n) - 1;
+    out[first + (last - i)] = in[i];
+}
+
+/// The row hashes (`hashed` elements per row) of reverse_chunks_cpu(in, chunk), through a scratch
+/// buffer freed on return.
+template <class T>
+std::vector<std::uint64_t> reversed_chunks_row_hashes(const course::DeviceBuffer<T>& in, int chunk, std::size_t hashed) {
+    course::DeviceBuffer<T> reversed(in.size());
+    const long long n = static_cast<long long>(in.size());
+    reverse_chunks_reference<<<course::ceil_div(n, 256), 256>>>(in.data(), reversed.data(), n, static_cast<long long>(chunk));
+    CUDA_CHECK_LAUNCH();
+    return course::device_row_hashes(reversed, hashed);
+}
+
 }  // namespace
 
 TEST_CASE("validate_tile accepts the powers of two from 8 to 256 and nothing else") {
@@ -183,6 +218,26 @@ GPU_TEST_CASE("reverse_records_in_blocks: three arrays carved from one buffer, f
     }
 }
 
+OWN_GPU_TEST_CASE("the records' speed case: its inputs and expected hashes, made on the GPU, are the CPU definitions'") {
+    const int n = 1000;  // three whole chunks of 256 and a shorter one; hashed 40 elements to a row
+    course::DeviceBuffer<double> a(n);
+    course::DeviceBuffer<float> b(n);
+    course::DeviceBuffer<char> c(n);
+    make_speed_records(a.data(), b.data(), c.data(), n, 77);
+    const std::vector<float> hb = course::speed_floats(n, 77);
+    std::vector<double> ha(n);
+    std::vector<char> hc(n);
+    for (int i = 0; i < n; ++i) ha[i] = hb[i] * 0.5 + i, hc[i] = static_cast<char>(i * 37 % 127);
+    CHECK(b.to_host() == hb);
+    CHECK(a.to_host() == ha);
+    CHECK(c.to_host() == hc);
+    CHECK(reversed_chunks_row_hashes(a, kRecordThreads, 40) == course::row_hashes(reverse_chunks_cpu(ha, kRecordThreads), 40));
+    CHECK(reversed_chunks_row_hashes(b, kRecordThreads, 40) == course::row_hashes(reverse_chunks_cpu(hb, kRecordThreads), 40));
+    CHECK(reversed_chunks_row_hashes(c, kRecordThreads, 40) == course::row_hashes(reverse_chunks_cpu(hc, kRecordThreads), 40));
+    CHECK(course::device_row_hashes(c, 40) == course::row_hashes(hc, 40));
+    CHECK(course::device_row_hashes(c, 40) != course::row_hashes(reverse_chunks_cpu(hc, kRecordThreads), 40));
+}
+
 // Each exercise's transpose at tile 32 (the tile of lesson 02's kernel), beside a copy of the same bytes.
 GPU_TEST_CASE("speed: 03.tile") {
     course::check_transpose_speed("03.tile", "transpose_dynamic_tile_plain 32x33",
@@ -199,16 +254,18 @@ GPU_TEST_CASE("speed: 03.tile_in_flight") {
 }
 
 // The records' reversal on 2^24 records (13 bytes each: 208 MiB read, 208 MiB written), beside a copy
-// of the same three arrays; each output array poisoned first, then checked by its row hashes.
+// of the same three arrays; each output array poisoned first, then checked by its row hashes against
+// those of the chunks reversed by the course's plain kernels (above), all on the GPU.
 GPU_TEST_CASE("speed: 03.records") {
     const int n = 1 << 24;
-    std::vector<double> a(n);
-    const std::vector<float> b = course::speed_floats(n, course::seeded(0x5eed));
-    std::vector<char> c(n);
-    for (int i = 0; i < n; ++i) a[i] = b[i] * 0.5 + i, c[i] = static_cast<char>(i * 37 % 127);
-    course::DeviceBuffer<double> da(a), da_out(n);
-    course::DeviceBuffer<float> db(b), db_out(n);
-    course::DeviceBuffer<char> dc(c), dc_out(n);
+    course::DeviceBuffer<double> da(n), da_out(n);
+    course::DeviceBuffer<float> db(n), db_out(n);
+    course::DeviceBuffer<char> dc(n), dc_out(n);
+    make_speed_records(da.data(), db.data(), dc.data(), n, course::seeded(0x5eed));
+    constexpr std::size_t kHashed = 4096;  // elements per hashed row
+    const auto expected_a = reversed_chunks_row_hashes(da, kRecordThreads, kHashed);
+    const auto expected_b = reversed_chunks_row_hashes(db, kRecordThreads, kHashed);
+    const auto expected_c = reversed_chunks_row_hashes(dc, kRecordThreads, kHashed);
     const course::Timing copy = course::time_speed([&] {
         CUDA_CHECK(cudaMemcpy(da_out.data(), da.data(), da.bytes(), cudaMemcpyDeviceToDevice));
         CUDA_CHECK(cudaMemcpy(db_out.data(), db.data(), db.bytes(), cudaMemcpyDeviceToDevice));
@@ -221,10 +278,9 @@ GPU_TEST_CASE("speed: 03.records") {
         launch_reverse_records_in_blocks(da.data(), db.data(), dc.data(), da_out.data(), db_out.data(), dc_out.data(), n);
     });
     course::report_speed("03.records", "reverse_records_in_blocks", t, "copy", copy, std::to_string(n));
-    constexpr std::size_t kHashed = 4096;  // elements per hashed row
-    const course::VerifyResult doubles = course::compare_rows(da_out.to_host(), reverse_chunks_cpu(a, kRecordThreads), kHashed);
-    const course::VerifyResult floats = course::compare_rows(db_out.to_host(), reverse_chunks_cpu(b, kRecordThreads), kHashed);
-    const course::VerifyResult chars = course::compare_rows(dc_out.to_host(), reverse_chunks_cpu(c, kRecordThreads), kHashed);
+    const auto doubles = course::compare_exact(course::submitted(course::device_row_hashes(da_out, kHashed)), expected_a, 1);
+    const auto floats = course::compare_exact(course::submitted(course::device_row_hashes(db_out, kHashed)), expected_b, 1);
+    const auto chars = course::compare_exact(course::submitted(course::device_row_hashes(dc_out, kHashed)), expected_c, 1);
     INFO("one hash per 4096 elements, (row, 0): ", doubles.summary(), " / ", floats.summary(), " / ", chars.summary());
     CHECK(doubles.ok());
     CHECK(floats.ok());

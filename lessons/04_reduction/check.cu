@@ -298,18 +298,38 @@ GPU_TEST_CASE("block_sum_tree: every thread of the block returns the block's tot
 
 namespace {
 
-/// The speed cases' input: 2^26 floats of both signs (256 MiB, over 4x the L2 of an H100 or H200)
-/// and its double reference, drawn once for the three of them.
+/// sums[0] += the sum of x, sums[1] += the sum of |x|, in double: each thread over a grid-stride
+/// slice, then one atomicAdd each (the course's own reference for the speed cases, on the GPU).
+__global__ void sum_in_double(const float* x, long long n, double* sums) {
+    double s = 0, a = 0;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+        s += x[i];
+        a += fabs(x[i]);
+    }
+    atomicAdd(&sums[0], s);
+    atomicAdd(&sums[1], a);
+}
+
+/// The speed cases' input: 2^26 floats of both signs (256 MiB, over 4x the L2 of an H100 or H200),
+/// drawn on the GPU (course::fill_speed_floats), and its double reference and sum of |x|. Each float
+/// is a multiple of 2^-23 below 1 in size, so every partial sum of 2^26 of them is a multiple of
+/// 2^-23 below 2^26: exact in double's 53 bits, whatever the order. The GPU's sum is therefore
+/// exactly sum_cpu<double> (a GPU test case compares them).
 struct SpeedInput {
-    std::vector<float> x;
-    double reference, sum_abs;
+    course::DeviceBuffer<float> x;
+    double reference = 0, sum_abs = 0;
 };
-const SpeedInput& speed_input() {
-    static const SpeedInput in = [] {
-        std::vector<float> x = course::speed_floats(std::size_t{1} << 26, course::seeded(0x5eed));
-        const double reference = sum_cpu<double>(x), sum_abs = sum_abs_cpu(x);
-        return SpeedInput{std::move(x), reference, sum_abs};
-    }();
+SpeedInput speed_input(long long n, std::uint32_t seed) {
+    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n))};
+    course::fill_speed_floats(in.x.data(), in.x.size(), seed);
+    course::DeviceBuffer<double> sums(2);
+    CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
+    sum_in_double<<<std::min(course::ceil_div(n, 256), 1024u), 256>>>(in.x.data(), n, sums.data());
+    CUDA_CHECK_LAUNCH();
+    const std::vector<double> host = sums.to_host();
+    in.reference = host[0];
+    in.sum_abs = host[1];
     return in;
 }
 
@@ -322,9 +342,10 @@ const Variant& variant(void (*launch)(const float*, long long, float*, Workspace
 
 /// `v` beside CUB's sum of the same input, then its result (the timed runs' last) against the bound.
 void check_reduction_speed(const char* exercise, const Variant& v) {
-    const SpeedInput& s = speed_input();
-    const long long n = static_cast<long long>(s.x.size());
-    course::DeviceBuffer<float> in(s.x), out(1);
+    const long long n = 1LL << 26;
+    const SpeedInput s = speed_input(n, course::seeded(0x5eed));
+    const course::DeviceBuffer<float>& in = s.x;
+    course::DeviceBuffer<float> out(1);
     Workspace ws(n, course::query_device().sm_count);
     std::size_t cub_bytes = 0;
     CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in.data(), out.data(), static_cast<int>(n)));
@@ -341,6 +362,16 @@ void check_reduction_speed(const char* exercise, const Variant& v) {
 }
 
 }  // namespace
+
+OWN_GPU_TEST_CASE("the speed cases' input and reference, made on the GPU, are speed_floats and its exact double sums") {
+    const long long n = 1 << 16;  // (any n up to 2^26 is summed exactly; this one stays quick under memcheck)
+    const SpeedInput s = speed_input(n, 4242);
+    const std::vector<float> x = course::speed_floats(static_cast<std::size_t>(n), 4242);
+    CHECK(s.x.to_host() == x);
+    CHECK(s.reference == sum_cpu<double>(x));  // exact, both: see speed_input
+    CHECK(s.sum_abs == sum_abs_cpu(x));
+    CHECK(s.sum_abs > n / 4);  // about n / 2: the values are spread over [-1, 1)
+}
 
 // Each exercise through the reduction that leans on it most: the tree in the relaunched one-element-
 // per-thread kernel (a tree per 256 elements), the warp sum in the grid-stride kernel of the step

@@ -25,9 +25,13 @@ std::vector<std::array<int, 3>> shapes() {
     return all;
 }
 
-/// --small (the memcheck subset): a shape whose largest matrix has more than 2^20 elements is left out.
+/// --small (the memcheck subset): a shape whose largest matrix has more than 2^20 elements is left
+/// out, and so is one of more than 2^25 multiply-adds (1024 x 768 x 512: 4 x 10^8 of them, each
+/// access checked by memcheck, for tiles that 128 x 128 x 128 fills as well). The awkward shapes,
+/// where a wrong bound reads or writes past an edge, are all below both.
+constexpr long long kSmallMacs = 1LL << 25;
 bool skip_matmul(long long M, long long N, long long K) {
-    return course::skip_shape(std::max({M * K, K * N, M * N}));
+    return course::skip_shape(std::max({M * K, K * N, M * N})) || (course::small_run() && M * N * K > kSmallMacs);
 }
 
 /// C computed in float on the CPU, summing k in the given order (forward or backward).
@@ -67,6 +71,20 @@ TEST_CASE("matmul_cpu: a 2x3 times 3x2 product worked by hand, and the sum of |a
             const RefEntry e = reference_entry(A, B, 2, 3, i, j);
             CHECK(e.value == r.c[i * 2 + j]);
         }
+}
+
+TEST_CASE("--small leaves out the shapes too big for memcheck, and keeps every awkward one") {
+    const bool given = course::small_run();  // this run's own --small, put back below
+    course::set_small_run(true);
+    CHECK(skip_matmul(1024, 768, 512));   // 4 x 10^8 multiply-adds, though no matrix above 2^20 elements
+    CHECK(skip_matmul(2048, 2048, 1));    // C of 2^22 elements, though only 2^22 multiply-adds
+    CHECK_FALSE(skip_matmul(257, 129, 511));
+    CHECK_FALSE(skip_matmul(131, 260, 511));
+    CHECK_FALSE(skip_matmul(128, 128, 128));
+    CHECK_FALSE(skip_matmul(1, 1, 1));
+    course::set_small_run(false);
+    for (const auto& s : kShapes) CHECK_FALSE(skip_matmul(s[0], s[1], s[2]));
+    course::set_small_run(given);
 }
 
 TEST_CASE("matmul_tolerance: float sums in any order pass; one missing product fails") {
@@ -370,23 +388,114 @@ GPU_TEST_CASE("every kernel is right when A, B or C does not start on a 16-byte 
 
 // ---------------------------------------------------------------- speed (common/speed.cuh)
 
+namespace {
+
+/// The course's own reference at the sampled positions, on the GPU: for each (i, j) of `where`,
+/// the sum over k of a_ik * b_kj in double, k in order, and the sum of |a_ik * b_kj| that bounds the
+/// error: reference_entry's loop, one thread per position. A float product is exact in double and
+/// the additions come in the same order, so the two agree to the last bit.
+__global__ void sampled_reference(const float* A, const float* B, int N, int K, const int2* where, int count, double* value,
+                                  double* abs_sum) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    const int i = where[t].x, j = where[t].y;
+    double v = 0, a = 0;
+    for (int k = 0; k < K; ++k) {
+        const double p = static_cast<double>(A[static_cast<std::size_t>(i) * K + k]) * B[static_cast<std::size_t>(k) * N + j];
+        v += p;
+        a += fabs(p);
+    }
+    value[t] = v;
+    abs_sum[t] = a;
+}
+
+/// got[t] = C[i][j] for the t-th position (i, j) of `where`: C's values there, without copying C back.
+__global__ void gather_positions(const float* C, int N, const int2* where, int count, float* got) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < count) got[t] = C[static_cast<std::size_t>(where[t].x) * N + where[t].y];
+}
+
+/// One problem of the speed cases: A and B drawn on the GPU (course::fill_speed_floats), C, and the
+/// positions where C is checked (corners, edges, 256 random points: sample_positions) with their
+/// reference values and the largest sum of |a_ik * b_kj| among them, computed on the GPU.
+struct SpeedProblem {
+    int m, n, k;
+    course::DeviceBuffer<float> a, b, c;
+    std::vector<std::pair<int, int>> where;
+    course::DeviceBuffer<int2> where_on_gpu;
+    std::vector<double> expected;
+    double max_abs_sum = 0;
+
+    SpeedProblem(int m_, int n_, int k_, std::uint32_t seed)
+        : m(m_), n(n_), k(k_), a(static_cast<std::size_t>(m_) * k_), b(static_cast<std::size_t>(k_) * n_),
+          c(static_cast<std::size_t>(m_) * n_), where(sample_positions(m_, n_, 256, seed + 2)) {
+        course::fill_speed_floats(a.data(), a.size(), seed);
+        course::fill_speed_floats(b.data(), b.size(), seed + 1);
+        std::vector<int2> w;
+        for (const auto& [i, j] : where) w.push_back(make_int2(i, j));
+        where_on_gpu = course::DeviceBuffer<int2>(w);
+        course::DeviceBuffer<double> value(w.size()), abs_sum(w.size());
+        sampled_reference<<<course::ceil_div(count(), 64), 64>>>(a.data(), b.data(), n, k, where_on_gpu.data(), count(),
+                                                                 value.data(), abs_sum.data());
+        CUDA_CHECK_LAUNCH();
+        expected = value.to_host();
+        for (double x : abs_sum.to_host()) max_abs_sum = std::max(max_abs_sum, x);
+    }
+    int count() const { return static_cast<int>(where.size()); }
+    /// C at each position of `where`, in that order.
+    std::vector<float> sampled_c() const {
+        course::DeviceBuffer<float> got(where.size());
+        gather_positions<<<course::ceil_div(count(), 64), 64>>>(c.data(), n, where_on_gpu.data(), count(), got.data());
+        CUDA_CHECK_LAUNCH();
+        return got.to_host();
+    }
+    course::Tolerance tolerance() const { return matmul_tolerance(k, max_abs_sum); }
+};
+
+}  // namespace
+
+OWN_GPU_TEST_CASE("the speed cases' problem, made on the GPU: speed_floats inputs, and reference_entry at each sampled position") {
+    const int M = 70, N = 45, K = 300;
+    SpeedProblem p(M, N, K, 1234);
+    const std::vector<float> host_a = course::speed_floats(static_cast<std::size_t>(M) * K, 1234);
+    const std::vector<float> host_b = course::speed_floats(static_cast<std::size_t>(K) * N, 1235);
+    CHECK(p.a.to_host() == host_a);
+    CHECK(p.b.to_host() == host_b);
+    REQUIRE(p.expected.size() == p.where.size());
+    double max_abs_sum = 0;
+    for (std::size_t t = 0; t < p.where.size(); ++t) {
+        const RefEntry e = reference_entry(host_a, host_b, N, K, p.where[t].first, p.where[t].second);
+        CHECK(p.expected[t] == e.value);  // the same products, added in the same order
+        max_abs_sum = std::max(max_abs_sum, e.abs_sum);
+    }
+    CHECK(p.max_abs_sum == max_abs_sum);
+    // C's values are gathered from where they are: poisoned C gives NaN everywhere, cuBLAS's C passes.
+    p.c.poison();
+    std::vector<float> got = p.sampled_c();
+    REQUIRE(got.size() == p.where.size());
+    for (float x : got) CHECK(std::isnan(x));
+    const CublasHandle cublas;
+    launch_cublas(cublas, p.a.data(), p.b.data(), p.c.data(), M, N, K);
+    got = p.sampled_c();
+    const std::vector<float> c = p.c.to_host();
+    for (std::size_t t = 0; t < p.where.size(); ++t) CHECK(got[t] == c[static_cast<std::size_t>(p.where[t].first) * N + p.where[t].second]);
+    CHECK(course::compare_close(got, p.expected, 1, p.tolerance()).ok());
+}
+
 /// The kernel of `launch` on 3072 x 3072 x 3072 (58 GFLOP: over 1 ms for the register-tiled kernel)
 /// beside cuBLAS SGEMM, then C (poisoned before the timed runs) at the lesson's sampled positions
-/// (corners, edges, 256 random points: the CPU cannot afford the whole product) against the
-/// double reference. Every element is checked on the smaller shapes above.
+/// (corners, edges, 256 random points) against the double reference there. Every element is
+/// checked on the smaller shapes above.
 static void check_matmul_speed(const char* exercise, Launcher launch) {
     const Variant& v = *std::find_if(std::begin(kVariants), std::end(kVariants), [&](const Variant& k) { return k.launch == launch; });
-    Problem p(3072, 3072, 3072, course::seeded(0x5eed));
+    SpeedProblem p(3072, 3072, 3072, course::seeded(0x5eed));
     const CublasHandle cublas;
     const course::Timing ceiling = course::time_speed([&] { launch_cublas(cublas, p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); });
     p.c.poison();
     const course::Timing t = course::time_speed([&] { v.launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); });
     course::report_speed(exercise, v.name, t, "cuBLAS SGEMM", ceiling,
                          std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k));
-    const std::vector<float> c = p.c.to_host();
-    std::vector<float> got;
-    for (const auto& [i, j] : p.where) got.push_back(c[static_cast<std::size_t>(i) * p.n + j]);
-    const course::VerifyResult r = course::compare_close(course::submitted(got), p.expected, 1, p.tolerance());
+    const course::VerifyResult r = course::compare_close(course::submitted(p.sampled_c()), p.expected, 1, p.tolerance());
     INFO("sampled positions, (index, 0): ", r.summary());
     CHECK(r.ok());
 }

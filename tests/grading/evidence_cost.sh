@@ -7,7 +7,9 @@
 # --no-performance, the grading of before) and with them (on: grade.sh's default), and keeps under
 # OUT, for each: MODE.txt (throughput.sh's summary), MODE/ (gradebook.csv and .md, run-info.txt,
 # timing.txt: one line per cell, evidence/NNNN.json: each cell's judged rules); then cost.txt:
-# per-cell medians of each step side by side and the ratio of a cell's time on to off. "both"
+# per-cell medians of each step side by side and the ratio of a cell's time on to off; and, after
+# an "on" run, checks.txt: tests/grading/check_cost.sh on that run's judges (each lesson's runner,
+# its memcheck subset and option variants timed one by one, and their slowest test cases). "both"
 # (the default) runs off then on; run them as two commands where one command has a time limit
 # (each is a fresh grading of the same class; the class is made once). Needs a GPU and bubblewrap.
 set -uo pipefail
@@ -40,6 +42,10 @@ for mode in "${modes[@]}"; do
   done > "$out/$mode/timing.txt"
   sed "s|$work|/tmp/evidence-cost|g" -i "$out/$mode.txt" "$out/$mode/run-info.txt" 2> /dev/null
   [ "$r" -le 1 ] || rc=$r  # (1: a cell did not pass, which the class of correct students should not have)
+  if [ "$mode" = on ]; then
+    "$here/check_cost.sh" "$run/common" > "$out/checks.txt" 2>&1
+    sed "s|$work|/tmp/evidence-cost|g" -i "$out/checks.txt"
+  fi
 done
 [ -f "$out/off/timing.txt" ] && [ -f "$out/on/timing.txt" ] || exit $rc
 python3 - "$out" > "$out/cost.txt" <<'EOF'
