@@ -26,8 +26,8 @@
 #include "testing.hpp"
 #include "timer.cuh"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
