@@ -33,7 +33,9 @@ timed() {  # NAME CMD...: one line "NAME  seconds  exit"; the output kept in $tm
   t1=$(date +%s.%N)
   awk -v n="$name" -v a="$t0" -v b="$t1" -v r="$rc" 'BEGIN { printf "  %-14s %7.2f s  exit %d\n", n, b - a, r }'
 }
-slow() {  # NAME: the test cases of $tmp/NAME.log over 0.05 s, slowest first
+slow() {  # NAME: the test cases' seconds summed (the rest of the wall time is the process's own:
+  # start, CUDA context, the sanitizer), then those of $tmp/NAME.log over 0.05 s, slowest first
+  grep -E '^[0-9]+\.[0-9]+ s: ' "$tmp/$1.log" | awk -v n="$1" '{ t += $1 } END { printf "      %s: test cases %.2f s in all\n", n, t }'
   grep -E '^[0-9]+\.[0-9]+ s: ' "$tmp/$1.log" | awk '$1 > 0.05' | sort -rn | head -12 | sed "s/^/      $1: /"
 }
 ms=(compute-sanitizer --tool memcheck --error-exitcode 99)
