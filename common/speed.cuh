@@ -26,8 +26,8 @@
 #include "testing.hpp"
 #include "timer.cuh"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -102,7 +102,8 @@ inline void report_speed(const std::string& exercise, const std::string& kernel,
     d.runs = static_cast<std::uint32_t>(k.repeats);
     d.spread = k.median_ms > 0 ? (k.max_ms - k.min_ms) / k.median_ms : 0.0;
     d.shape = shape;
-    d.gpu = query_device().name;
+    static const std::string gpu = query_device().name;  // (once: cudaGetDeviceProperties is not free)
+    d.gpu = gpu;
     speed(exercise, kernel, k.median_ms, ceiling, c.median_ms, d);
 }
 

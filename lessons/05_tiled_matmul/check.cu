@@ -454,7 +454,7 @@ struct SpeedProblem {
 
 }  // namespace
 
-OWN_GPU_TEST_CASE("the speed cases' problem, made on the GPU: speed_floats inputs, and reference_entry at each sampled position") {
+OWN_GPU_TEST_CASE("the speed cases' problem, made on the GPU: speed_floats inputs, reference_entry at each sampled position") {
     const int M = 70, N = 45, K = 300;
     SpeedProblem p(M, N, K, 1234);
     const std::vector<float> host_a = course::speed_floats(static_cast<std::size_t>(M) * K, 1234);
@@ -478,7 +478,8 @@ OWN_GPU_TEST_CASE("the speed cases' problem, made on the GPU: speed_floats input
     launch_cublas(cublas, p.a.data(), p.b.data(), p.c.data(), M, N, K);
     got = p.sampled_c();
     const std::vector<float> c = p.c.to_host();
-    for (std::size_t t = 0; t < p.where.size(); ++t) CHECK(got[t] == c[static_cast<std::size_t>(p.where[t].first) * N + p.where[t].second]);
+    for (std::size_t t = 0; t < p.where.size(); ++t)
+        CHECK(got[t] == c[static_cast<std::size_t>(p.where[t].first) * N + p.where[t].second]);
     CHECK(course::compare_close(got, p.expected, 1, p.tolerance()).ok());
 }
 

@@ -9,6 +9,8 @@
 #   small          check --gpu --small: the memcheck subset's test cases, no sanitizer
 #   memcheck       compute-sanitizer --tool memcheck ... --small: the memcheck subset as grade.sh runs it *
 #   memcheck-heap  the same with --check-device-heap no (no device-side malloc in the course)
+#   memcheck-lib   the same with the libraries' kernels (cuBLAS, CUB) not checked:
+#                  --kernel-name-exclude regex=gemm|gemv|xmma|cutlass|cub (mangled names)
 # Prints to stdout (tests/grading/evidence_cost.sh keeps it as OUT/checks.txt).
 set -uo pipefail
 [ $# -ge 1 ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
@@ -31,7 +33,9 @@ timed() {  # NAME CMD...: one line "NAME  seconds  exit"; the output kept in $tm
   t1=$(date +%s.%N)
   awk -v n="$name" -v a="$t0" -v b="$t1" -v r="$rc" 'BEGIN { printf "  %-14s %7.2f s  exit %d\n", n, b - a, r }'
 }
-slow() {  # NAME: the test cases of $tmp/NAME.log over 0.05 s, slowest first
+slow() {  # NAME: the test cases' seconds summed (the rest of the wall time is the process's own:
+  # start, CUDA context, the sanitizer), then those of $tmp/NAME.log over 0.05 s, slowest first
+  grep -E '^[0-9]+\.[0-9]+ s: ' "$tmp/$1.log" | awk -v n="$1" '{ t += $1 } END { printf "      %s: test cases %.2f s in all\n", n, t }'
   grep -E '^[0-9]+\.[0-9]+ s: ' "$tmp/$1.log" | awk '$1 > 0.05' | sort -rn | head -12 | sed "s/^/      $1: /"
 }
 ms=(compute-sanitizer --tool memcheck --error-exitcode 99)
@@ -44,7 +48,8 @@ for l in "${lessons[@]}"; do
   timed small "$c" --gpu --small --seed 1
   timed memcheck "${ms[@]}" "$c" --gpu --small --seed 1 --duration=true
   timed memcheck-heap "${ms[@]}" --check-device-heap no "$c" --gpu --small --seed 1
+  timed memcheck-lib "${ms[@]}" --kernel-name-exclude "regex=gemm|gemv|xmma|cutlass|cub" "$c" --gpu --small --seed 1
   slow run
   slow memcheck
-  grep -h "ERROR SUMMARY" "$tmp/memcheck.log" "$tmp/memcheck-heap.log" | sed 's/^/      /'
+  for v in memcheck memcheck-heap memcheck-lib; do grep -h "ERROR SUMMARY" "$tmp/$v.log" | sed "s/^/      $v: /"; done
 done
