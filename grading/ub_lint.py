@@ -292,26 +292,22 @@ def defined_names(m):
     if s.startswith("typedef"):
         ids = [i for i in _IDENT.findall(s) if i not in KEYWORDS]
         return {ids[-1]} if ids else set()
-    names, depth, declarator = set(), 0, []
+    # Each declarator's name: the last identifier before its `=`, `[`, `(`, `{`, `,` or `;` at the
+    # top level; an initializer (after `=`, up to the next `,` or `;`) names nothing.
+    names, depth, declarator, init = set(), 0, [], False
     for tok in re.finditer(r"[A-Za-z_]\w*|::|[^\sA-Za-z_]", s):
         v = tok.group(0)
-        if depth == 0 and v in "=[{(;,":
+        if depth == 0 and v in ("=", "[", "{", "(", ";", ","):
             ids = [i for i in declarator if i not in KEYWORDS]
-            if ids and declarator[-1] == ids[-1]:
+            if not init and ids and declarator[-1] == ids[-1]:
                 names.add(ids[-1])
             declarator = []
-            if v == ",":
-                continue
-            if v == "=" or v == ";":
-                # the initializer, up to the next declarator
-                pass
-        if v in "([{":
+            init = v == "=" or (init and v not in (",", ";"))
+        if v in ("(", "[", "{"):
             depth += 1
-        elif v in ")]}":
+        elif v in (")", "]", "}"):
             depth -= 1
-        elif depth == 0 and v == "=":
-            declarator = ["="]
-        elif depth == 0 and v != "::":
+        elif depth == 0 and v != "::" and not init:
             declarator.append(v)
     return names
 
