@@ -710,9 +710,12 @@ class Grader:
                       % (" (cuobjdump not found: static facts not measured)" if self.cuobjdump is None else "", o.split[0], o.split[1]))
         if not o.lint:
             self.info("Lint: off (--no-lint).")
+        elif shutil.which("g++") is None:
+            self.info("Lint: not applicable to any cell: no g++ on this machine (grading/ub_lint.py needs GCC).")
         else:
             self.info("Lint: each cell's device code compiled as host C++ by g++ -O3 in its sandbox (grading/ub_lint.py); "
-                      "undefined behaviour GCC reports there fails the cell; code it cannot render is not applicable.")
+                      "undefined behaviour GCC reports there fails the cell; code it cannot render is not applicable "
+                      "(cells/NNNN/lint.log says why).")
         if o.host_only or not o.memcheck:
             self.info("Memcheck subset: off%s." % (" (--host-only)" if o.host_only else " (--no-memcheck)"))
         elif o.sanitize:
