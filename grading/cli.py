@@ -8,6 +8,9 @@ usage: scripts/grade.sh SUBMISSIONS [options]
 SUBMISSIONS holds one folder per student, each holding any subset of NN_name/main.cu, where
 NN_name is a lesson folder of lessons/lessons.txt. Every (student, lesson) is one cell. For each:
   1. compile: the lesson's check.cu against the student's main.cu (the RUNNER), in a sandbox;
+     then the lint: the submission's device code compiled as host C++ by g++ -O3, in the sandbox
+     (grading/ub_lint.py); undefined behaviour GCC reports there (an index one past a register
+     array, which nvcc deletes and no run can see) fails the cell (--no-lint: off);
   2. run: the runner, in a sandbox, records every value the student's code hands back to the
      check; nothing it prints is believed;
   3. judge: the lesson's check built from the course's OWN main.cu (the JUDGE), outside the
@@ -33,6 +36,7 @@ symbolic link (a link gets a row that says so).
                        memcheck; a finding is reported even if the checks passed
   --sanitize-timeout S seconds one sanitizer run may take, the memcheck subset's too (default: 600)
   --no-memcheck        no memcheck subset (step 4)
+  --no-lint            no lint (step 1's second part)
   --no-performance     no performance evidence (step 5): each cell is graded on correctness alone,
                        as before the evidence existed; the rubric's contracts are not judged either
   --seed N             the seed mixed into every random input (default: drawn at random; the
@@ -134,6 +138,27 @@ def is_uint(s):
     return s is not None and re.fullmatch(r"[0-9]+", s) is not None and int(s) > 0
 
 
+def lint_finding(log, rc):
+    """The cell's lint finding from grading/ub_lint.py --json's output LOG (its last line is the
+    result; RC its exit code): "undefined behaviour ..." (a finding: it fails the cell), None (clean)
+    or "not applicable (...)". GCC's words quote the submission's names: quoted as its own."""
+    try:
+        r = json.loads(log.strip().splitlines()[-1])
+        status, found = r["status"], r["findings"]
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return "not applicable (the lint printed no result, exit %d)" % rc
+    if status == "clean":
+        return None
+    if status != "ub" or not isinstance(found, list) or not found or not isinstance(found[0], dict):
+        return "not applicable (%s)" % visible(str(r.get("why", "") if isinstance(r, dict) else ""))[:300]
+    f = found[0]
+    line = f.get("line")
+    return ("undefined behaviour in the device code, as GCC reads it (g++ -O3 on it as host C++; nvcc may silently "
+            "delete what it does, so no check can see it): main.cu:%d: %s [%s]%s"
+            % (line if isinstance(line, int) else 0, quote_output(str(f.get("message", ""))),
+               visible(str(f.get("flag", "")))[:60], "; %d more" % (len(found) - 1) if len(found) > 1 else ""))
+
+
 class Options:
     def __init__(self):
         self.submissions = None
@@ -156,6 +181,7 @@ class Options:
         self.split = gradebook.DEFAULT_SPLIT  # --weights C,P
         self.split_given = ""
         self.memcheck = True
+        self.lint = True
         self.performance = True
         self.gpus = ""
         self.slice = ""
@@ -239,7 +265,7 @@ def parse(argv):
                 o.split_given = "%d,%d" % o.split
             else:
                 usage_error("--weights needs C,P (e.g. 80,20) or a readable file (lines 'NN_name weight'); '%s' is neither" % visible(v))
-        elif a in ("--no-memcheck", "--no-performance"):
+        elif a in ("--no-memcheck", "--no-performance", "--no-lint"):
             setattr(o, a[5:], False)
             o.passed_on.append(a)
             i += 1
@@ -323,6 +349,7 @@ class Cell:
         self.compiled = threading.Event()  # set when its build ended (compiled file written)
         self.todo = False
         self.static = (None, "static facts not read")  # (facts, why not): set while it compiles
+        self.lint = None  # the lint's finding, "not applicable (...)" or None (clean, or not run): set while it compiles
 
 
 class Grader:
@@ -468,9 +495,10 @@ class Grader:
             with open(o.hidden, "rb") as f:
                 hidden = "%08x" % zlib.crc32(f.read())
         return ("submissions=%s host_only=%d sanitize=%d timeout=%d sanitize_timeout=%d no_sandbox=%d hidden=%s "
-                "mem_mib=%d transcript_mib=%d max_files=%d max_source_kib=%d memcheck=%d performance=%d"
+                "mem_mib=%d transcript_mib=%d max_files=%d max_source_kib=%d memcheck=%d performance=%d%s"
                 % (visible(self.submissions), o.host_only, o.sanitize, o.timeout, o.sanitize_timeout, o.no_sandbox, hidden,
-                   o.mem_mib, o.transcript_mib, o.max_files, o.max_source_kib, o.memcheck, o.performance))
+                   o.mem_mib, o.transcript_mib, o.max_files, o.max_source_kib, o.memcheck, o.performance,
+                   "" if o.lint else " lint=0"))
 
     def make_plan(self):
         """Every cell gets a folder, numbered in the order of the students' and their entries' names,
@@ -680,6 +708,11 @@ class Grader:
                       "and the compiled kernels' static facts%s, judged by each lesson's rubric.json; score = %d%% correctness "
                       "+ %d%% x the share of performance rules met, for a cell that passed."
                       % (" (cuobjdump not found: static facts not measured)" if self.cuobjdump is None else "", o.split[0], o.split[1]))
+        if not o.lint:
+            self.info("Lint: off (--no-lint).")
+        else:
+            self.info("Lint: each cell's device code compiled as host C++ by g++ -O3 in its sandbox (grading/ub_lint.py); "
+                      "undefined behaviour GCC reports there fails the cell; code it cannot render is not applicable.")
         if o.host_only or not o.memcheck:
             self.info("Memcheck subset: off%s." % (" (--host-only)" if o.host_only else " (--no-memcheck)"))
         elif o.sanitize:
@@ -896,6 +929,13 @@ class Grader:
             else:
                 why = compile_.finding(step, os.path.join(cell.dir, "build.log"), box, o.output_kib, o.mem_mib)
             timing = "compile_s=%.2f\ncompile_mib=%d\n" % (time.monotonic() - t0, step.peak_rss >> 20)
+            if compiled == "yes" and o.lint:
+                t1 = time.monotonic()
+                try:
+                    cell.lint = self.run_lint(cell, box)
+                except Exception as e:  # a grader error: the lint is not applicable, the cell is graded
+                    cell.lint = "not applicable (grader error: %s)" % visible(str(e))[:200]
+                timing += "lint_s=%.2f\n" % (time.monotonic() - t1)
             if compiled == "yes" and o.performance and not o.host_only and self.rubrics.get(cell.lesson, {}).get("rules"):
                 t1 = time.monotonic()
                 try:
@@ -915,6 +955,23 @@ class Grader:
 
     STATIC_LIMIT_S = 60
     STATIC_CAP = 64 << 20
+    LINT_LIMIT_S = 90  # ub_lint.py gives g++ 60 s of it
+
+    def run_lint(self, cell, box):
+        """The lint's finding for the cell (a string starting "undefined behaviour"), or None (clean),
+        or "not applicable (...)": grading/ub_lint.py of the course view runs g++ on the submission in
+        the cell's sandbox (GCC reads hostile source), and prints one JSON line last. What the
+        submission can shape of it (GCC's words, which quote its names) is quoted as its own."""
+        tool = os.path.join(self.view, "grading", "ub_lint.py")
+        step = self.boxed(cell, "lint", self.LINT_LIMIT_S, "run",
+                          ["python3", tool, "--json", "--timeout", "60", "--common", os.path.join(self.view, "common"),
+                           os.path.join(box, "src", "main.cu")], None, cap=1 << 20)
+        if not step.started or step.timed_out or step.mem_killed:
+            return "not applicable (the lint %s)" % ("could not start in the sandbox" if not step.started else
+                                                      "timed out" if step.timed_out else "went over the memory limit")
+        fd = os.open(os.path.join(cell.dir, "lint.log"), os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            return lint_finding(f.read(1 << 20).decode("utf-8", "replace"), step.rc)
 
     def static_facts(self, cell, binary):
         """(facts, None) of the cell's compiled runner, read by cuobjdump in the cell's sandbox (it
@@ -1053,6 +1110,9 @@ class Grader:
         if not o.performance:
             mode = mode + [SKIP_SPEED]
         findings = []
+        # 0. the lint's finding, made while the cell compiled: undefined behaviour no run of the compiled
+        # kernel can show. It comes first in the cell's findings (its layer is first), once the run's are known.
+        lint = [cell.lint] if cell.lint and cell.lint.startswith("undefined behaviour") else []
         # 1. the runner, sandboxed: records what the submission hands back (fd TRANSCRIPT)
         transcript = os.path.join(cell.dir, "transcript.bin")
         t0 = time.monotonic()
@@ -1136,7 +1196,7 @@ class Grader:
         # 4. the memcheck subset: the runner's GPU checks on their small shapes under memcheck, sandboxed;
         # only where the cell passed so far (an error cannot fail a failed cell more)
         memcheck_ran = False
-        if (o.memcheck and not o.sanitize and not o.host_only and stop is None and not findings
+        if (o.memcheck and not o.sanitize and not o.host_only and stop is None and not findings and not lint
                 and g is not None and g.total > 0 and g.passed == g.total):
             memcheck_ran = True
             s = self.boxed(cell, "memcheck-small", o.sanitize_timeout, "run",
@@ -1155,7 +1215,8 @@ class Grader:
         perf = self.performance(cell, g)
         if perf.get("contracts_broken"):
             broken = "a contract the GPU checks cannot see: " + perf["contracts_broken"][0]
-            findings.append(("passed, but " + broken) if not findings and g is not None and g.passed == g.total else broken)
+            findings.append(("passed, but " + broken) if not findings and not lint and g is not None and g.passed == g.total else broken)
+        findings = lint + findings
         t5 = time.monotonic()
         uid = self.cell_uid(cell)
         if uid is not None and run.uid_processes({uid}):

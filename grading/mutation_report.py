@@ -9,6 +9,9 @@
     mutation_report.py solution-rows JSONL CSV GPU  the --evidence lines of one round of the course solution's
                                                    speed cases appended to CSV (gpu,exercise,kernel,ms,ceiling,
                                                    ceiling_ms,runs,spread; the header when CSV is new)
+    mutation_report.py lint JSON                   one word line from grading/ub_lint.py --json's output (a file):
+                                                   `UB main.cu:LINE: <GCC's words> [<flag>]`, `clean` or
+                                                   `not applicable: <why>`
     mutation_report.py speed JUDGED                one word line from grading/evidence.py's judge JSON of a
                                                    mutant's speed case: `SHORT <exercise>: <words> [ratios]`,
                                                    `met [ratios]` or `not measured: <why>`
@@ -25,8 +28,10 @@ import os
 import statistics
 import sys
 
-LAYERS = ["compile", "host", "gpu", "memcheck", "speed", "static"]
-CAUGHT = {"compile": ("FAILED",), "host": ("FAILED", "timeout"), "gpu": ("FAILED", "timeout"),
+# In the order of default grading. The lint (grading/ub_lint.py: undefined behaviour GCC sees in the
+# device code compiled as host C++) runs right after the compile, on the CPU.
+LAYERS = ["compile", "lint", "host", "gpu", "memcheck", "speed", "static"]
+CAUGHT = {"compile": ("FAILED",), "lint": ("UB",), "host": ("FAILED", "timeout"), "gpu": ("FAILED", "timeout"),
           "memcheck": ("ERROR", "FAILED", "timeout"), "speed": ("SHORT", "FAILED", "timeout"),
           "static": ("CONTRACT", "SHORT")}
 SOLUTION_COLUMNS = ["gpu", "exercise", "kernel", "ms", "ceiling", "ceiling_ms", "runs", "spread"]
@@ -110,6 +115,20 @@ def speed_words(judged):
     return "not measured: %s" % (rows[0].get("words", "") if rows else "no speed rule")
 
 
+def lint_words(path):
+    """The lint layer's outcome from grading/ub_lint.py --json's output (its last line)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            r = json.loads(f.read().strip().splitlines()[-1])
+        status = r["status"]
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return "not applicable: grading/ub_lint.py gave no result"
+    if status == "ub" and r.get("findings"):
+        f = r["findings"][0]
+        return "UB main.cu:%s: %s [%s]" % (f.get("line"), " ".join(str(f.get("message", "")).split()), f.get("flag", ""))
+    return "clean" if status == "clean" else "not applicable: %s" % " ".join(str(r.get("why", "")).split())
+
+
 def read_equivalents(path):
     out = {}
     if os.path.isfile(path):
@@ -134,7 +153,7 @@ def caught_by(o, memcheck_on):
     timed kernel's output at its large size, and default grading counts it with the other GPU test
     cases (correctness), so it is credited to "gpu", not to the speed evidence."""
     for layer in LAYERS:
-        word = o[layer].split(" ")[0].split(":")[0]
+        word = o.get(layer, "-").split(" ")[0].split(":")[0]
         if word in CAUGHT[layer]:
             return "gpu" if layer == "speed" and word in ("FAILED", "timeout") else layer
     if any(v.startswith("not run") for v in o.values()) or o["compile"] == "-" or (
@@ -189,7 +208,8 @@ def report(state, out, ids_file, equivalents_file, elapsed, deadline, memcheck_o
     lines.append("not caught (non-equivalent):")
     for r in rows:
         if r["caught_by"] not in LAYERS + ["unfinished"] and not r["equivalent"]:
-            lines.append("  %s: %s; memcheck %s; speed %s; static %s" % (r["id"], r["caught_by"], r["memcheck"], r["speed"], r["static"]))
+            lines.append("  %s: %s; lint %s; memcheck %s; speed %s; static %s"
+                         % (r["id"], r["caught_by"], r["lint"], r["memcheck"], r["speed"], r["static"]))
     lines += ["", "the course solution's speed over this run's rounds (each round's ceiling fraction over their median):"]
     fractions = {}
     try:
@@ -224,6 +244,9 @@ def main(argv):
             return 0
         if args[:1] == ["solution-rows"] and len(args) == 4:
             solution_rows(*args[1:])
+            return 0
+        if args[:1] == ["lint"] and len(args) == 2:
+            print(lint_words(args[1]))
             return 0
         if args[:1] == ["speed"] and len(args) == 2:
             print(speed_words(args[1]))

@@ -3,7 +3,9 @@
 #
 #   scripts/exercises.sh                  every exercise, then a progress table (same as `status`)
 #   scripts/exercises.sh status           the same
-#   scripts/exercises.sh check NN         one exercise (NN = 01 .. 06, or its folder name): build it, run its
+#   scripts/exercises.sh check NN         one exercise (NN = 01 .. 06, or its folder name): build it, lint it
+#                                         (grading/ub_lint.py: undefined behaviour g++ -O3 sees in its device
+#                                         code, which nvcc may silently delete), run its
 #                                         host and GPU checks, and show the first failing check's message;
 #                                         then the static facts of its kernels and, once the GPU checks
 #                                         pass, its speed beside the course solution's on this GPU model and,
@@ -20,7 +22,8 @@
 # Options (before the command): --build DIR  build folder (default: build-exercises);
 #                               -- ARGS      arguments for cmake's configure step, e.g. -DCMAKE_CUDA_ARCHITECTURES=90
 #
-# An exercise is "solved" when it compiles, its host checks pass, and its GPU checks RAN and passed.
+# An exercise is "solved" when it compiles, its host checks pass, its GPU checks RAN and passed, and
+# neither the lint nor a required rule of its rubric finds a fault the checks cannot see.
 # Without a usable GPU its GPU checks are "skipped: no GPU", and it is not solved, however right it is.
 # Exit code: 0 when every exercise asked about is solved, 1 when one is not, 2 for a bad command line.
 # Each check runs with a time limit (EXERCISE_TIME_LIMIT seconds, default 600), so a kernel that never
@@ -32,20 +35,22 @@ cd "$(dirname "$0")/.."
 usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$self"; }  # the comment block at the top, without its '# '
 
 # ---------------------------------------------------------------- the table
-# Input: one line per exercise, "name compiles host gpu [static]", where compiles is ok|FAILED, host is
-# ok|FAILED|-, gpu is passed|failed|timeout|skipped|- ("-": not run, because it did not compile) and
+# Input: one line per exercise, "name compiles host gpu [static [lint]]", where compiles is ok|FAILED, host is
+# ok|FAILED|-, gpu is passed|failed|timeout|skipped|- ("-": not run, because it did not compile),
 # static (optional) is ok|FAILED|-: FAILED when the compiled kernel breaks a contract its rubric
-# marks required (grading/static_evidence.py), which the GPU checks cannot see.
+# marks required (grading/static_evidence.py), which the GPU checks cannot see, and lint (optional)
+# is ok|FAILED|-: FAILED when GCC reports undefined behaviour in the device code (grading/ub_lint.py).
 print_table() {
-  local file=$1 name compiles host gpu static shown solved=0 total=0 skipped=0
+  local file=$1 name compiles host gpu static lint shown solved=0 total=0 skipped=0
   printf '%-22s| %-10s| %-12s| %s\n' "exercise" "compiles?" "host checks" "GPU checks"
   printf '%s\n' "----------------------+-----------+-------------+------------------"
-  while read -r name compiles host gpu static; do
+  while read -r name compiles host gpu static lint; do
     case "$name" in ''|'#'*) continue ;; esac
     total=$((total + 1))
     case "$gpu" in
       passed)
-        if [ "${static:--}" = FAILED ]; then shown="not yet (static evidence)"
+        if [ "${lint:--}" = FAILED ]; then shown="not yet (undefined behaviour)"
+        elif [ "${static:--}" = FAILED ]; then shown="not yet (static evidence)"
         elif [ "$compiles" = ok ] && [ "$host" = ok ]; then shown=solved; solved=$((solved + 1)); else shown=passed; fi ;;
       failed) shown="not yet" ;;
       timeout) shown="not yet (time limit)" ;;
@@ -123,6 +128,36 @@ static_evidence() {
   if [ "$verbose" = 1 ]; then
     if [ $rc -le 1 ]; then cat "$logs/$name.static.txt"; else echo "static evidence: not shown ($(tail -n 1 "$logs/$name.static.txt"))"; fi
     [ $rc -eq 1 ] && echo "static evidence: FAILED (a SHORT line above is a contract the GPU checks cannot see)"
+  fi
+  return 0
+}
+
+# ub_lint NAME VERBOSE: grading/ub_lint.py on the exercise's main.cu: its device code compiled as host
+# C++ by g++ -O3, for undefined behaviour nvcc may silently delete (a loop that indexes one past a
+# thread's register array), which no run of the kernel can show. Sets $lint: ok, FAILED (GCC reported
+# it: the grader fails the exercise too) or - (not applicable: code it cannot render as host C++,
+# no g++ or no python3; nothing held against the exercise).
+ub_lint() {
+  local name=$1 verbose=$2 tool=grading/ub_lint.py rc
+  lint=-
+  [ -f "$tool" ] || return 0
+  if ! command -v python3 > /dev/null; then
+    [ "$verbose" = 1 ] && echo "lint: not run (no python3 here)"
+    return 0
+  fi
+  run_limited "$logs/$name.lint.txt" python3 "$tool" "exercises/$name/main.cu"
+  rc=$?
+  case $rc in
+    0) lint=ok ;;
+    1) lint=FAILED ;;
+  esac
+  if [ "$verbose" = 1 ]; then
+    case $rc in
+      0) echo "lint: ok (no undefined behaviour g++ -O3 can see in the device code)" ;;
+      1) echo "lint: FAILED. Undefined behaviour, which nvcc may silently delete, so that no check can see it:"
+         sed 's/^/  /' "$logs/$name.lint.txt" ;;
+      *) echo "lint: $(tail -n 1 "$logs/$name.lint.txt")" ;;
+    esac
   fi
   return 0
 }
@@ -215,7 +250,7 @@ counters_evidence() {
 
 # run_exercise NAME VERBOSE: appends "NAME compiles host gpu" to $results; VERBOSE=1 explains failures.
 run_exercise() {
-  local name=$1 verbose=$2 compiles=ok host=- gpu=- static=- rc log
+  local name=$1 verbose=$2 compiles=ok host=- gpu=- static=- lint=- rc log
   configure
   log="$logs/$name"
   [ "$verbose" = 1 ] && echo "== exercise $name: building exercise_$name and its check =="
@@ -227,6 +262,7 @@ run_exercise() {
     fi
   else
     [ "$verbose" = 1 ] && echo "build: ok"
+    ub_lint "$name" "$verbose"
     if run_limited "$log.host.txt" "$build/exercise_${name}_check" --host; then host=ok; else host=FAILED; fi
     if [ "$verbose" = 1 ]; then
       if [ $host = ok ]; then echo "host checks: ok"
@@ -256,7 +292,7 @@ run_exercise() {
     speed_evidence "$name" "$verbose"
     counters_evidence "$name" "$verbose"
   fi
-  echo "$name $compiles $host $gpu $static" >> "$results"
+  echo "$name $compiles $host $gpu $static $lint" >> "$results"
 }
 
 # ---------------------------------------------------------------- hint, reset, watch

@@ -44,6 +44,9 @@ file(COPY ${harness} DESTINATION "${stage}/grading")
 # check's --evidence lines against the solution's figures recorded on the course's GPUs,
 # results/<gpu>/evidence/solution.csv: times, no code). Not the grader.
 file(COPY "${root}/grading/static_evidence.py" "${root}/grading/evidence.py" "${root}/grading/counters.py" DESTINATION "${stage}/grading")
+# The lint (grading/ub_lint.py: the device code as host C++ through g++ -O3, for undefined behaviour
+# nvcc would delete), which `scripts/exercises.sh check` runs and the grader runs in its sandbox.
+file(COPY "${root}/grading/ub_lint.py" DESTINATION "${stage}/grading")
 file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
 foreach(file IN LISTS solution_figures)
   get_filename_component(folder "${file}" DIRECTORY)

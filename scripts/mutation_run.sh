@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mutation_run.sh — build and grade every mutant of the lessons' EXERCISE regions (grading/mutants.py:
 # one-line mistakes, each exercise's stub, and the region-level mistakes), and report which layer of
-# default grading catches each, in order: compile, host checks, GPU checks, memcheck (the --small
+# default grading catches each, in order: compile, lint (grading/ub_lint.py: undefined behaviour
+# GCC sees in the device code compiled as host C++, on the CPU), host checks, GPU checks, memcheck (the --small
 # subset), speed (the `speed: ...` test cases judged by grading/evidence.py against the course
 # solution's speed measured in the same run) and static rules (the rubric's facts of the compiled
 # kernels, grading/static_evidence.py). Meant for a machine with a GPU; the course's own files are
@@ -20,6 +21,7 @@
 #                        the first mutant's speed case, then once each time the mutants measured
 #                        pass another N of the list (default 20), and at the end
 #     --no-memcheck      leave the memcheck layer out
+#     --no-lint          leave the lint layer out
 #     --work DIR         scratch folder (default: build-mutants): DIR/src, DIR/build, DIR/logs
 #     --dry-run          list the mutants and the plan; build and run nothing (no GPU or compiler needed)
 # How it is spent: one CMake tree holds the lessons and every mutant (targets mutNNN_check:
@@ -43,7 +45,7 @@ die() { echo "mutation_run.sh: $*" >&2; exit 1; }
 
 command_line="$*"
 memcheck_missing=0
-lessons_wanted=() only=() memcheck=1 work=build-mutants out="" dry=0 extra=() deadline=0 every=20 memcheck_jobs=4
+lessons_wanted=() only=() memcheck=1 lint=1 work=build-mutants out="" dry=0 extra=() deadline=0 every=20 memcheck_jobs=4
 jobs=$(( $(nproc 2> /dev/null || echo 4) - 2 ))  # two cores left for the checks that run meanwhile
 number() { [[ "$2" =~ ^[0-9]+$ ]] || { echo "mutation_run.sh: $1 needs a number, not '$2'" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
@@ -60,6 +62,7 @@ while [ $# -gt 0 ]; do
     --solution-every) number "$1" "$2"; every=$2; [ "$every" -gt 0 ] || every=20; shift 2 ;;
     --memcheck) shift ;;  # the default now; kept for old command lines
     --no-memcheck) memcheck=0; shift ;;
+    --no-lint) lint=0; shift ;;
     --dry-run) dry=1; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage; exit 0 ;;
@@ -125,8 +128,8 @@ if [ $dry -eq 1 ]; then
   echo "solution: every layer on the course's own code first; its speed cases before the mutants build, before the first mutant's, every $every mutants of the list, and at the end"
   for i in "${!ids[@]}"; do
     lesson=${lessons_of[$i]}
-    printf 'mut%03d %s: compile; host; GPU checks%s; speed; static%s%s\n' "$i" "${ids[$i]}" \
-      "$([ $memcheck -eq 1 ] && echo "; memcheck --small")" \
+    printf 'mut%03d %s: compile;%s host; GPU checks%s; speed; static%s%s\n' "$i" "${ids[$i]}" \
+      "$([ $lint -eq 1 ] && echo " lint;")" "$([ $memcheck -eq 1 ] && echo "; memcheck --small")" \
       "$([ -f "$root/lessons/$lesson/rubric.json" ] || echo " (no rubric: not judged)")" \
       "$(is_equivalent "${ids[$i]}" && echo " [equivalent]")"
   done
@@ -159,6 +162,7 @@ rm -rf "$state" "$logs" "$work/solution_problems.txt" && mkdir -p "$state" "$log
   echo "nvcc: $(nvcc --version 2> /dev/null | grep -i release || echo none)"
   echo "compute-sanitizer: ${sanitizer:-none} $("${sanitizer:-false}" --version 2> /dev/null | grep -i version | head -n 1)$([ $memcheck_missing -eq 1 ] && echo " (MEMCHECK LAYER OFF: none found)")"
   echo "cmake: $(cmake --version | head -n 1)"
+  echo "g++ (the lint): $(g++ --version 2> /dev/null | head -n 1 || echo none)$([ $lint -eq 0 ] && echo " (LINT LAYER OFF: --no-lint)")"
   echo "cores: $(nproc 2> /dev/null); compile jobs: $jobs; memcheck jobs: $memcheck_jobs; deadline: $deadline s; check time limit: $limit s (memcheck: $memcheck_limit s)"
   echo "mutants: $n"
 } > "$out/env.txt"
@@ -214,7 +218,14 @@ run_static() {
     *) echo "not judged: $(tail -n 1 "$logs/$name.static.txt")" ;;
   esac > "$state/$name.static"
 }
-export -f run_static limited left past_deadline
+# run_lint NAME SOURCE: grading/ub_lint.py on the main.cu (g++ -O3 on its device code as host C++).
+run_lint() {
+  local name=$1 source=$2
+  if past_deadline; then echo "not run (deadline)" > "$state/$name.lint"; return; fi
+  limited python3 "$work/src/grading/ub_lint.py" --json "$source" > "$logs/$name.lint.txt" 2>&1
+  python3 "$work/src/grading/mutation_report.py" lint "$logs/$name.lint.txt" > "$state/$name.lint"
+}
+export -f run_static run_lint limited left past_deadline
 export state logs limit deadline start work
 
 # solution_round: the speed cases of every lesson's own code, appended to $out/solution.csv.
@@ -277,10 +288,19 @@ kill_tree() {  # kill_tree PID: that process and everything it started (ninja, n
 stop_builder() { kill -0 "$builder" 2> /dev/null && kill_tree "$builder"; wait "$builder" 2> /dev/null; }
 trap 'stop_builder; exit 130' INT TERM
 
+# The lint of every mutant (on the CPU, two at a time), beside the checks below; the report waits for it.
+linter=""
+if [ $lint -eq 1 ]; then
+  for i in "${!ids[@]}"; do printf 'mut%03d %s\n' "$i" "$work/src/mutants/$(printf 'mut%03d' "$i")/main.cu"; done \
+    | xargs -r -P 2 -L 1 bash -c 'run_lint "$@"' _ &
+  linter=$!
+fi
+
 echo "checking the course's own code (every layer must pass it, or that layer's verdicts mean nothing) ..."
 no_gpu=0
 for lesson in $lessons; do
   name=solution.$lesson
+  [ $lint -eq 1 ] && run_lint "$name" "$work/src/lessons/$lesson/main.cu"
   run_checks "$name" "$build/${lesson}_check"
   gpu=$(cat "$state/$name.gpu")
   [ "$gpu" = skipped ] && no_gpu=1
@@ -288,6 +308,7 @@ for lesson in $lessons; do
   run_static "$name" "$lesson" "$build/${lesson}_check"
   bad=""
   [ "$(cat "$state/$name.host")" = ok ] || bad=host
+  case "$(cat "$state/$name.lint" 2> /dev/null || echo -)" in UB*) bad="${bad:+$bad, }lint ($(cat "$state/$name.lint"))" ;; esac
   case "$gpu" in passed|skipped) ;; *) bad="${bad:+$bad, }GPU checks ($gpu)" ;; esac
   [ -f "$state/$name.memcheck" ] && [ "$(cat "$state/$name.memcheck")" != clean ] && bad="${bad:+$bad, }memcheck ($(cat "$state/$name.memcheck"))"
   case "$(cat "$state/$name.static")" in ok|-|"not judged"*) ;; *) bad="${bad:+$bad, }static ($(cat "$state/$name.static"))" ;; esac
@@ -369,6 +390,7 @@ done
 echo "static rules on ${#static_list[@]} mutants$([ $memcheck -eq 1 ] && echo ", then the memcheck runs still going (${#survivors[@]} mutants passed the GPU checks)") ..."
 printf '%s\n' "${static_list[@]+"${static_list[@]}"}" | xargs -r -P "$jobs" -L 1 bash -c 'run_static "$@"' _
 for pid in "${memcheckers[@]+"${memcheckers[@]}"}"; do wait "$pid"; done
+[ -n "$linter" ] && wait "$linter"
 
 # ---- speed, one at a time on a quiet machine, between the solution's rounds
 if [ $no_gpu -eq 0 ]; then
@@ -400,7 +422,7 @@ mkdir -p "$out/logs"
 for i in "${!ids[@]}"; do printf 'mut%03d %s\n' "$i" "${ids[$i]}" >> "$out/logs/index.txt"; done
 python3 - "$out/mutants.csv" > "$work/uncaught.txt" << 'PY'
 import csv, sys
-layers = {"compile", "host", "gpu", "memcheck", "speed", "static"}
+layers = {"compile", "lint", "host", "gpu", "memcheck", "speed", "static"}
 for k, r in enumerate(csv.DictReader(open(sys.argv[1], encoding="utf-8"))):
     if r["caught_by"] not in layers:
         print("mut%03d" % k)

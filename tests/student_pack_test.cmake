@@ -52,11 +52,11 @@ foreach(exercise IN LISTS exercises)
     endif()
   endforeach()
 endforeach()
-# The evidence `scripts/exercises.sh check` shows: the tools, each lesson's rubric and the course
+# The evidence `scripts/exercises.sh check` shows (and the lint it and the grader run): the tools, each lesson's rubric and the course
 # solution's recorded speed figures.
 file(GLOB rubrics RELATIVE "${root}" "${root}/lessons/[0-9][0-9]_*/rubric.json")
 file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
-foreach(file grading/static_evidence.py grading/evidence.py grading/counters.py ${rubrics} ${solution_figures})
+foreach(file grading/static_evidence.py grading/evidence.py grading/counters.py grading/ub_lint.py ${rubrics} ${solution_figures})
   string(FIND "${listing}" "${name}/${file}\n" at)
   if(at EQUAL -1)
     fail("the archive lacks ${file}")

@@ -98,6 +98,21 @@ class Speed(unittest.TestCase):
             self.assertEqual(mr.speed_words(p), "not judged (grading/evidence.py gave no verdict)")
 
 
+class Lint(unittest.TestCase):
+    def test_lint_words(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "lint.txt")
+            write(p, "g++ noise\n" + json.dumps({"status": "ub", "why": "", "findings": [
+                {"line": 130, "flag": "-Waggressive-loop-optimizations", "message": "iteration 4 invokes\nundefined behavior"}]}) + "\n")
+            self.assertEqual(mr.lint_words(p), "UB main.cu:130: iteration 4 invokes undefined behavior [-Waggressive-loop-optimizations]")
+            write(p, json.dumps({"status": "clean", "findings": [], "why": ""}))
+            self.assertEqual(mr.lint_words(p), "clean")
+            write(p, json.dumps({"status": "not applicable", "findings": [], "why": "no g++ on this machine"}))
+            self.assertEqual(mr.lint_words(p), "not applicable: no g++ on this machine")
+            write(p, "Traceback ...\n")
+            self.assertTrue(mr.lint_words(p).startswith("not applicable"))
+
+
 class Report(unittest.TestCase):
     CASES = [  # id, the layers' outcomes (missing: "-"), expected caught_by
         ("01_naive_transpose:107:off_by_one:0", {"compile": "FAILED"}, "compile"),
@@ -113,6 +128,12 @@ class Report(unittest.TestCase):
         ("04_reduction:63:stub:0", {"compile": "not run (deadline)"}, "unfinished"),
         ("03_dynamic_shared:125:off_by_one:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
                                                 "speed": "met [03.tile_in_flight=1.01]", "static": "ok"}, "survived"),
+        ("03_dynamic_shared:128:off_by_one:0", {"compile": "ok", "lint": "UB main.cu:130: iteration 4 invokes undefined behavior",
+                                                "host": "ok", "gpu": "passed", "memcheck": "clean",
+                                                "speed": "met [03.tile_in_flight=1.01]", "static": "ok"}, "lint"),
+        ("05_tiled_matmul:188:off_by_one:1", {"compile": "ok", "lint": "not applicable: g++ cannot compile it", "host": "ok",
+                                              "gpu": "passed", "memcheck": "clean", "speed": "met [05.register_tiled=1.00]",
+                                              "static": "ok"}, "survived"),
     ]
 
     def test_caught_by_csv_and_summary(self):
@@ -133,11 +154,15 @@ class Report(unittest.TestCase):
                              os.path.join(d, "problems.txt"))
             rows = list(csv.DictReader(io.StringIO(read(os.path.join(out, "mutants.csv")))))
             self.assertEqual([r["caught_by"] for r in rows], [c[2] for c in self.CASES])
-            self.assertEqual([r["equivalent"] for r in rows], [""] * 8 + ["yes"])
+            self.assertEqual([r["equivalent"] for r in rows], [""] * 8 + ["yes", "", ""])
             self.assertEqual(rows[3]["speed"], "SHORT 02.tiled: correct, but 60% [02.tiled=0.60]")
             self.assertEqual(rows[0]["host"], "-")
-            # counted: the 6 finished non-equivalent ones; caught: 5 of them.
-            self.assertIn("caught under default grading: 5 of 6 non-equivalent mutants that finished (83.3%)", text)
+            self.assertEqual(rows[9]["lint"], "UB main.cu:130: iteration 4 invokes undefined behavior")
+            # counted: the 8 finished non-equivalent ones; caught: 6 of them (the lint one of those; a
+            # lint that was not applicable catches nothing).
+            self.assertIn("caught under default grading: 6 of 8 non-equivalent mutants that finished (75.0%)", text)
+            self.assertIn("  lint               1\n", text)
+            self.assertIn("  05_tiled_matmul:188:off_by_one:1: survived;", text)
             self.assertIn("THE COURSE'S OWN CODE: lesson 06_bank_conflicts: caught by static (SHORT y)", text)
             self.assertIn("  speed              1\n", text)
             self.assertIn("exercise stubs caught: 0 of 2\n  NOT CAUGHT: 04_reduction:41:stub:0 (unfinished)", text)

@@ -164,5 +164,27 @@ expect_in "$out" 'no recorded solution figure for NVIDIA H100 80GB HBM3; your ke
   "no solution.csv: no figure, and no invented ratio"
 mv results.away results
 
+# ---- the lint: undefined behaviour GCC sees in the device code fails the exercise, whose checks
+# (here canned) pass; the finding names the line. Then the same loop with its bound fixed is clean.
+cp "$root/grading/ub_lint.py" grading/ || exit 1
+cat >> "$ex" <<'CU'
+__global__ void toy_rows(const float* in, float* out) {
+    float v[4];
+    for (int k = 0; k <= 4; ++k) v[k] = in[threadIdx.x + 32 * k];  // one row too many
+    for (int k = 0; k < 4; ++k) out[threadIdx.x + 32 * k] = 2 * v[k];
+}
+CU
+line=$(grep -n 'one row too many' "$ex" | cut -d: -f1)
+out=$(TOY_EVIDENCE=$work/evidence/fast.jsonl bash scripts/exercises.sh check 01 2>&1); rc=$?
+expect_in "$out" '^lint: FAILED' "the lint fails a loop one past its register array"
+expect_in "$out" "^  exercises/01_toy/main.cu:$line: (iteration 4 invokes undefined behavior|array subscript 4 is above array bounds)" \
+  "and names the line in GCC's words"
+expect_in "$(tail -n 3 <<< "$out")" 'not yet \(undefined behaviour\)' "the table says not yet (undefined behaviour)"
+[ $rc -eq 1 ] && ok "and check exits 1" || fail "check with undefined behaviour exited $rc"
+sed -i.orig 's/k <= 4; ++k) v\[k\]/k < 4; ++k) v[k]/' "$ex" && rm -f "$ex.orig"
+out=$(TOY_EVIDENCE=$work/evidence/fast.jsonl bash scripts/exercises.sh check 01 2>&1); rc=$?
+expect_in "$out" '^lint: ok' "with the bound fixed the lint is clean"
+[ $rc -eq 0 ] && ok "and the exercise is solved again" || fail "check after the fix exited $rc"
+
 [ $failures -eq 0 ] && echo "all loop tests passed" || echo "$failures failed"
 [ $failures -eq 0 ]
