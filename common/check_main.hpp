@@ -15,7 +15,8 @@
 //   --seed N               mix N (0 to 2^32-1) into every random input
 //   --hidden-shapes FILE   an instructor's extra shapes (transcript.hpp: hidden_shapes)
 //   --verdict FILE         write the result of every test case as JSON (grading/verdict.hpp)
-//   --small                the memcheck subset: shapes of at most 2^20 elements, no `speed: ...` test case
+//   --small                the memcheck subset: shapes of at most 2^20 elements, no `speed: ...` test case,
+//                          none of the course's own (OWN_GPU_TEST_CASE: they judge nothing of a submission)
 //                          (give it to runner and judge alike; transcript.hpp: small_run)
 //   --evidence FILE        append each `speed: ...` test case's measurement to FILE, one JSON line each
 //                          (transcript.hpp: course::speed)
@@ -166,6 +167,27 @@ inline int finish_verdict(int rc) {
     return rc;
 }
 
+/// `name` as one doctest filter that matches it alone, as long as it has no wildcard (* ?): doctest
+/// splits filters at commas, unless escaped with a backslash (as a backslash itself is).
+inline std::string exact_filter(const std::string& name) {
+    std::string out;
+    for (char c : name) {
+        if (c == ',' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+/// --small: the filters that leave out the speed test cases and the course's own test cases (their
+/// names escaped for doctest). The course's own judge nothing of a submission: memcheck on them would
+/// only check the course's code, at the subset's expense (NVML, cuBLAS, the speed cases' helpers).
+inline std::vector<std::string> small_run_exclusions() {
+    std::vector<std::string> out = {kSpeedTestCases};
+    for (const doctest::detail::TestCase& tc : doctest::detail::getRegisteredTests())
+        if (tc.m_description && std::strcmp(tc.m_description, COURSE_OWN_TEST_CASE) == 0) out.push_back(exact_filter(tc.m_name));
+    return out;
+}
+
 /// Takes the grading options (above) out of argv; throws UsageError on a bad one.
 inline std::vector<char*> take_grading_options(const std::vector<char*>& args) {
     std::vector<char*> rest;
@@ -215,7 +237,8 @@ int run_checks(int argc, char** argv, const DeviceSuite& s, Reason unavailable_r
     verdict_state().device_suite = s.suite;
     doctest::Context context;
     context.applyCommandLine(static_cast<int>(rest.size()), rest.data());
-    if (small_run()) context.addFilter("test-case-exclude", kSpeedTestCases);  // reported as skipped
+    if (small_run())  // (reported as skipped)
+        for (const std::string& filter : small_run_exclusions()) context.addFilter("test-case-exclude", filter.c_str());
     const auto run = [&context, &s] {
         int rc = context.run();
         if (s.must_submit && transcript::role() == transcript::Role::Plain) {

@@ -145,7 +145,8 @@ void speed(const std::string& exercise, const std::string& kernel, double ms, co
 void set_evidence_file(const std::string& path);
 
 /// --small: the memcheck subset. GPU test cases run only their shapes of at most kSmallElements
-/// elements, and the `speed: ...` test cases are left out (check_main.hpp). Runner and judge must
+/// elements; the `speed: ...` test cases and the course's own (OWN_GPU_TEST_CASE) are left out
+/// (check_main.hpp). Runner and judge must
 /// both be given it, or neither: the judge looks values up by their position in a test case.
 constexpr long long kSmallElements = 1LL << 20;
 bool small_run();

@@ -73,7 +73,7 @@ TEST_CASE("matmul_cpu: a 2x3 times 3x2 product worked by hand, and the sum of |a
         }
 }
 
-TEST_CASE("--small leaves out the shapes too big for memcheck, and keeps every awkward one") {
+TEST_CASE("the memcheck subset (--small) leaves out the shapes too big for memcheck, and keeps every awkward one") {
     const bool given = course::small_run();  // this run's own --small, put back below
     course::set_small_run(true);
     CHECK(skip_matmul(1024, 768, 512));   // 4 x 10^8 multiply-adds, though no matrix above 2^20 elements
