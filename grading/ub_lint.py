@@ -52,6 +52,7 @@ SHIM = r"""
 #include <math.h>
 #include <type_traits>
 #include <utility>
+#define __CUDA_ARCH__ 900  // the device side of code that has two (#ifdef __CUDA_ARCH__)
 #define __global__
 #define __device__
 #define __host__
@@ -520,7 +521,7 @@ _DIAG = re.compile(r'^(.*?):(\d+):(?:\d+:)? (warning|error): (.*?)(?: \[(-W[\w=-
 
 
 def gcc_command(gxx):
-    return [gxx, "-std=c++17", "-O3", "-Wall", "-Wno-unknown-pragmas", "-fmax-errors=5", "-x", "c++", "-c", "-", "-o", os.devnull]
+    return [gxx, "-std=c++17", "-O3", "-Wall", "-Wno-unknown-pragmas", "-fmax-errors=5", "-x", "c++", "-S", "-", "-o", os.devnull]
 
 
 def lint(main_path, common=None, gxx=None, timeout=TIMEOUT_S):
