@@ -1,27 +1,28 @@
 #!/usr/bin/env python3
-"""ub_lint.py — undefined behaviour in a lesson's exercise code, as GCC sees it.
+"""ub_lint.py — undefined behaviour in a lesson's device code, as GCC sees it.
 
-    ub_lint.py MAIN.CU [--json] [--common DIR] [--gxx PROGRAM] [--timeout S] [--show]
+    ub_lint.py MAIN.CU [--json] [--common DIR] [--gxx PROGRAM] [--timeout S] [--show] [--verbose]
 
 Why: a kernel that indexes one past its own register array (`for (k = 0; k <= kN; ++k) v[k] = ...`
 with `float v[kN]`) is undefined behaviour, and nvcc, which may assume it never happens, deletes
 the extra iteration: the compiled kernel is right, so no check, sanitizer or timing can see the
-mistake. GCC reasons the same way at -O2 and says so (`iteration 4 invokes undefined behavior`,
-`array subscript 4 is above array bounds`), but nvcc never hands device code to GCC. So this
-renders the code of MAIN.CU's EXERCISE regions as host C++ and compiles it with g++ -O3:
-  * each top-level declaration that holds part of an EXERCISE region (a kernel, a device function,
-    a struct), and every top-level declaration those name, transitively (constants, helpers, the
-    course's own headers from common/ that MAIN.CU includes); nothing else of the file;
-  * after a small header that stands in for CUDA's built-ins (threadIdx as values GCC cannot know,
-    __syncthreads, shuffles, atomics, float4, ...), with __global__ and friends made empty;
-  * every template kernel instantiated with the arguments MAIN.CU itself writes (`name<kTile + 1>`).
+mistake. GCC reasons the same way and says so (`iteration 4 invokes undefined behavior`, `array
+subscript 4 is above array bounds`), but nvcc never hands device code to GCC. So this renders
+MAIN.CU's device code as host C++ and compiles it with g++ -O3 (gcc_command):
+  * each top-level declaration that is __global__ or __device__ or holds part of an EXERCISE
+    region, and every top-level declaration those name, transitively (constants, helpers, structs,
+    the course's own headers from common/ that MAIN.CU includes); nothing else of the file (no
+    main, no launcher, no #include), each at its own line number (#line), so GCC names MAIN.CU's lines;
+  * after a small header (SHIM) that stands in for CUDA's built-ins (threadIdx as values GCC cannot
+    know, __syncthreads, shuffles, atomics, float4, ...), with __global__ and friends made empty;
+  * every template kernel instantiated with the arguments MAIN.CU gives it (render()).
 Only a warning GCC printed for one of UB_FLAGS, at a line of MAIN.CU, is a finding. Code that
 cannot be rendered or compiled this way (a student's exotic code) is "not applicable", never a
 failure. GCC reads the student's code: the grader runs this in the cell's sandbox, with a limit.
 
 Exit: 0 clean, 1 undefined behaviour found, 3 not applicable, 2 bad command line. With --json the
 last line printed is {"status": "clean"|"ub"|"not applicable", "findings": [{"line", "flag",
-"message"}], "why"}. --show prints the C++ given to GCC instead.
+"message"}], "why"}. --show prints the C++ given to GCC instead; --verbose also GCC's output.
 """
 import json
 import os
