@@ -518,7 +518,8 @@ def render(main_text, common, fallback=True):
     return "".join(parts), any(u[3] for u in uses)
 
 
-_DIAG = re.compile(r'^(.*?):(\d+):(?:\d+:)? (warning|error): (.*?)(?: \[(-W[\w=-]+)\])?$')
+# GCC 13 names a warning that takes a level with a trailing "=" ([-Warray-bounds=]), GCC 12 without.
+_DIAG = re.compile(r'^(.*?):(\d+):(?:\d+:)? (warning|error): (.*?)(?: \[(-W[\w-]+)(?:=[\w-]*)?\])?$')
 
 
 def gcc_command(gxx):
@@ -560,16 +561,22 @@ def lint(main_path, common=None, gxx=None, timeout=TIMEOUT_S):
     if p.returncode != 0:
         first = next((l for l in out.splitlines() if ": error: " in l), (out.strip().splitlines() or [""])[-1])
         return dict(na("g++ cannot compile it as host C++ (%s)" % first.strip()[:300]), gcc=out)
-    findings, seen = [], set()
-    for line in out.splitlines():
+    found = findings(out)
+    return {"status": "ub" if found else "clean", "findings": found, "why": "", "gcc": out}
+
+
+def findings(gcc_output):
+    """GCC's UB_FLAGS warnings at lines of main.cu, as [{"line", "flag", "message"}], once each."""
+    found, seen = [], set()
+    for line in gcc_output.splitlines():
         d = _DIAG.match(line)
         if not d or d.group(3) != "warning" or d.group(1) != "main.cu" or d.group(5) not in UB_FLAGS:
             continue
         key = (int(d.group(2)), d.group(5))
         if key not in seen:
             seen.add(key)
-            findings.append({"line": int(d.group(2)), "flag": d.group(5), "message": d.group(4)[:300]})
-    return {"status": "ub" if findings else "clean", "findings": findings, "why": "", "gcc": out}
+            found.append({"line": int(d.group(2)), "flag": d.group(5), "message": d.group(4)[:300]})
+    return found
 
 
 def describe(result, shown="main.cu"):

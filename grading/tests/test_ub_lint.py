@@ -122,6 +122,21 @@ class Rendering(unittest.TestCase):
         text = self.KERNEL % "<" + '#warning "iteration 4 invokes undefined behavior [-Waggressive-loop-optimizations]"\n'
         self.assertEqual(lint_text(text)["status"], "clean")
 
+    def test_gcc_12_and_13_spellings_of_a_warning_with_a_level_both_count(self):
+        # GCC 13 writes [-Warray-bounds=] where GCC 12 writes [-Warray-bounds]; other files' lines,
+        # notes and warnings outside UB_FLAGS are not findings.
+        out = "\n".join([
+            "main.cu: In function 'void k(const float*, float*, int, int)':",
+            "main.cu:134:78: warning: array subscript 4 is above array bounds of 'float [4]' [-Warray-bounds=]",
+            "main.cu:126:15: note: while referencing 'v'",
+            "main.cu:145:9: warning: array subscript 4 is above array bounds of 'float [4]' [-Warray-bounds]",
+            "main.cu:130:5: warning: iteration 4 invokes undefined behavior [-Waggressive-loop-optimizations]",
+            "speed.cuh:12:3: warning: array subscript 9 is above array bounds of 'int [8]' [-Warray-bounds=]",
+            "main.cu:20:7: warning: unused variable 'x' [-Wunused-variable]",
+        ])
+        self.assertEqual([(f["line"], f["flag"]) for f in ub_lint.findings(out)],
+                         [(134, "-Warray-bounds"), (145, "-Warray-bounds"), (130, "-Waggressive-loop-optimizations")])
+
     def test_command_line_json_and_exit_codes(self):
         with tempfile.TemporaryDirectory() as d:
             for op, rc, status in (("<", 0, "clean"), ("<=", 1, "ub")):
