@@ -13,8 +13,8 @@
 # cells of test submissions and attacks plus 6 N (a larger class weighs the fixed start less).
 # THROUGHPUT_ATTACKS=0 leaves out the test submissions and attacks: a class of correct students
 # only (6 N cells), e.g. for a --sanitize run short enough for one sitting.
-# THROUGHPUT_EVIDENCE=0 grades as before the performance evidence and the memcheck subset existed
-# (grade.sh --no-memcheck --no-performance); 1 (default) grades with both, grade.sh's default. Run
+# THROUGHPUT_EVIDENCE=0 grades as before the lint, the performance evidence and the memcheck subset
+# existed (grade.sh --no-lint --no-memcheck --no-performance); 1 (default) grades with both, grade.sh's default. Run
 # it both ways on one OUT (the same class) to measure what they cost per cell: the last lines
 # print per-cell medians of each step (timing.txt) and of all of a cell's checks together.
 set -uo pipefail
@@ -30,7 +30,7 @@ attacks=${THROUGHPUT_ATTACKS:-1}
 [[ $attacks =~ ^[01]$ ]] || { echo "THROUGHPUT_ATTACKS must be 0 or 1, not '$attacks'"; exit 2; }
 evidence=${THROUGHPUT_EVIDENCE:-1}
 [[ $evidence =~ ^[01]$ ]] || { echo "THROUGHPUT_EVIDENCE must be 0 or 1, not '$evidence'"; exit 2; }
-mode=(); [ "$evidence" = 0 ] && mode=(--no-memcheck --no-performance)
+mode=(); [ "$evidence" = 0 ] && mode=(--no-lint --no-memcheck --no-performance)
 if [ ! -d "$out/class" ]; then
   if [ "$attacks" = 1 ]; then
     "$repo/scripts/make_test_submissions.sh" "$out/class" --attacks "$out/run-1" > /dev/null || exit 1
