@@ -14,7 +14,7 @@
 # THROUGHPUT_ATTACKS=0 leaves out the test submissions and attacks: a class of correct students
 # only (6 N cells), e.g. for a --sanitize run short enough for one sitting.
 # THROUGHPUT_EVIDENCE=0 grades as before the lint, the performance evidence and the memcheck subset
-# existed (grade.sh --no-lint --no-memcheck --no-performance); 1 (default) grades with both, grade.sh's default. Run
+# existed (grade.sh --no-lint --no-memcheck --no-performance); 1 (default) grades with them, grade.sh's default. Run
 # it both ways on one OUT (the same class) to measure what they cost per cell: the last lines
 # print per-cell medians of each step (timing.txt) and of all of a cell's checks together.
 set -uo pipefail
