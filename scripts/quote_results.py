@@ -43,6 +43,9 @@ What a marker may say (a Python expression of these functions, numbers, strings,
   count(file, regex)                            how many lines match
   ncu(file, section, kernel, metric, nth=1)     a metric of the nth profiled launch of `kernel` (the start of
       its name: "reduce_tree_shared<1>", "cub::DeviceReduceKernel") in an Nsight Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
+  span(file, first, last=None)                  line numbers "A–B" of a source file of the repository, from the
+      first line matching regex `first` to the first line from there matching `last` (default: a line
+      that is exactly "}"): the code to read, as [lines A–B](main.cu#LA) in a lesson README
   lines(file, section, start, end=None)         block: the lines from the first line containing `start`
       (in that section) to the first line after it containing `end`, or to the next blank line;
       blocks add up with +, ["..."] is a line of its own
@@ -331,6 +334,24 @@ class Sources:
     def text(self, file, section, start, end=None):
         return fence(self.lines(file, section, start, end))
 
+    def span(self, file, first, last=None):
+        """The line numbers "A-B" in a source FILE of the repository (a lesson's main.cu) of the first
+        line matching regex `first` and the first line from there matching `last` (default: the
+        first line that is exactly "}", the end of a top-level function or struct)."""
+        path = os.path.normpath(os.path.join(self.root, file))
+        if not path.startswith(self.root + os.sep) or not os.path.isfile(path):
+            raise QuoteError(f"{file}: not a file of the repository")
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+        start = next((i for i, line in enumerate(lines) if re.search(first, line)), None)
+        if start is None:
+            raise QuoteError(f"{file}: no line matches '{first}'")
+        end = next((i for i in range(start, len(lines))
+                    if (re.search(last, lines[i]) if last else lines[i] == "}")), None)
+        if end is None:
+            raise QuoteError(f"{file}: no line from {start + 1} on matches '{last or '}'}'")
+        return Num(start + 1, f"{start + 1}\u2013{end + 1}")
+
 
 def fence(lines):
     if not isinstance(lines, list):
@@ -370,7 +391,7 @@ def evaluate(expr, sources):
     """Evaluates a marker's expression: calls of the functions above, constants, + - * /."""
     funcs = {"pct": sources.pct, "rate": sources.rate, "ms": sources.ms, "raw": sources.raw,
              "grep": sources.grep, "total": sources.total, "count": sources.count, "ncu": sources.ncu, "text": sources.text, "lines": sources.lines, "rows": sources.rows, "fence": fence,
-             "summary": sources.summary, "f": f, "shown": shown,
+             "summary": sources.summary, "span": sources.span, "f": f, "shown": shown,
              "smallest": smallest, "largest": largest, "rounded": rounded}
     ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
