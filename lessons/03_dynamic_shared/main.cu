@@ -6,7 +6,7 @@
 // three arrays of different types carved from one buffer; the carveout and occupancy.
 // The tutorial's dynamic transpose flattens the tile with threadIdx.y * blockDim.y (right only for
 // square blocks) and drops its padding; the blog post's shared-memory configuration calls are
-// deprecated or superseded (README.md, "Where the documents were wrong").
+// deprecated or superseded (lessons/03_dynamic_shared/notes.md, "Where the source documents go wrong").
 // Leaves out: bank conflicts of the smaller tiles (lesson 06), cp.async / TMA, distributed shared
 // memory. Read next: lessons/04_reduction; CUDA C++ Programming Guide, "Shared Memory".
 #include "lesson.cuh"
