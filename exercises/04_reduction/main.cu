@@ -9,8 +9,8 @@
 // "last block" finish that makes the fastest version a single launch; CUB as the ceiling; and what
 // one atomicAdd to one address costs, which is why one atomic per block loses to a relaunch.
 // The Parallel Patterns blog's "6x faster than the CPU" for one atomic per element, its 1M floats
-// and its tree that stops at one sum per block are tested here (README.md, "Where the documents
-// were wrong"); going_further/ runs two broken barriers under compute-sanitizer.
+// and its tree that stops at one sum per block are tested here (README.md, "Why"); going_further/
+// times the first and runs two broken barriers under compute-sanitizer.
 // Leaves out: grid-wide sync (cooperative launches), Kahan summation. Read next: going_further/,
 // lessons/05_tiled_matmul; CUDA C++ Programming Guide, "Synchronization Functions"; Higham, ch. 4.
 #include "float_sum.hpp"
@@ -52,7 +52,7 @@ __device__ float block_sum_tree(float v) {
 
 /// A warp adds its 32 values through registers: after the 5 steps lane 0 holds the total.
 /// __shfl_down_sync both moves the value and synchronises the lanes named in the mask (the classic
-/// `volatile` shared-array version has been a race since Volta: README.md says why).
+/// `volatile` shared-array version has been a race since Volta: notes.md says why).
 __device__ float warp_sum(float v) {
     // TODO(04.shuffle): the shuffle step: five __shfl_down_sync additions, after which lane 0 holds the warp's sum.
     //   Check: the same GPU test cases, through every variant that sums with shuffles (grid_stride_shuffle, vec4_*).

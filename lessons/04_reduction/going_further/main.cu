@@ -182,7 +182,7 @@ int lesson(int argc, char** argv) {
     if (racy) return racy_demo(host_in, reference, sum_abs);
     if (divergent) return divergent_barrier_demo(host_in, reference, sum_abs);
 
-    // Lesson 04's table had these rows first (no ceiling here: the ladder and CUB are the lesson's).
+    // No ceiling here: the ladder and CUB are lesson 04's.
     course::ResultsTable table("sum of " + std::to_string(n) + " floats in [0, 1); GPU: median of " +
                                    std::to_string(timing.repeats) + " runs; CPU: host timer, one run; GB/s of bytes read",
                                "GB/s");

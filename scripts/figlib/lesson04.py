@@ -1,0 +1,219 @@
+"""Lesson 04's idea figures: one block's tree in shared memory, one warp's shuffles, and the block
+sum built from warp sums.
+
+Every count comes from lesson 04's main.cu: kBlock (threads per block, the tree's width) and kWarp
+(lanes per warp, whose half is the first shuffle offset). The tree is drawn for a small width, so
+that each thread's cell can be read; the figure says what the lesson's kBlock gives. The rounds,
+strides, offsets and barrier counts are computed here from those constants, the way the kernels'
+loops compute them (`for (stride = kBlock / 2; stride > 0; stride /= 2)`, and the same from kWarp / 2).
+"""
+from __future__ import annotations
+
+from figlib import models
+from figlib.svg import Svg
+
+LESSON = "04_reduction"
+MAIN = "lessons/04_reduction/main.cu"
+
+TREE_WIDTH = 16  # the drawn tree: small enough to label every thread (the lesson's is kBlock)
+
+
+def halvings(width: int) -> list[int]:
+    """The strides (or shuffle offsets) of a halving sum over `width` values: width/2, ..., 1."""
+    out, s = [], width // 2
+    while s > 0:
+        out.append(s)
+        s //= 2
+    return out
+
+
+def _legend_box(s: Svg, x: float, y: float, fill: str, stroke: str, label: str) -> None:
+    s.rect(x, y - 10, 14, 12, fill=fill, stroke=stroke)
+    s.text(x + 20, y, label, size=12)
+
+
+def tree() -> str:
+    """block_sum_tree for TREE_WIDTH threads: which thread adds which slot in each round."""
+    block = models.constant(MAIN, "kBlock")
+    width = TREE_WIDTH
+    strides = halvings(width)
+    cell, h, pitch = 32, 26, 92
+    x0, y0 = 124, 78
+    right = x0 + width * cell
+    height = y0 + len(strides) * pitch + h + 128
+    s = Svg(800, height, f"block_sum_tree drawn for {width} threads: each round the lower half adds the "
+                         f"upper half, with a barrier between rounds; the lesson's block has {block} threads")
+    s.text(16, 26, f"One block's tree in shared memory (block_sum_tree), drawn for {width} threads",
+           size=16, bold=True)
+    s.text(16, 46, "Each round, thread t below the stride does s[t] += s[t + stride]; then every thread "
+                   "waits at __syncthreads().", size=12)
+
+    def cx(t: int) -> float:
+        return x0 + t * cell + cell / 2
+
+    # Lane numbers above the first row.
+    for t in range(width):
+        s.text(cx(t), y0 - 8, str(t), size=10, anchor="middle", fill="#555555")
+    s.text(x0 - 8, y0 - 8, "thread t", size=10, anchor="end", fill="#555555")
+
+    counts = [1] * width  # how many elements each slot sums
+    live = width          # slots still to be read
+    for row in range(len(strides) + 1):
+        y = y0 + row * pitch
+        if row == 0:
+            s.text(x0 - 10, y + 17, "s[t] = v", size=12, anchor="end", mono=True)
+        else:
+            stride = strides[row - 1]
+            for t in range(stride):
+                counts[t] += counts[t + stride]
+            live = stride
+            s.text(x0 - 10, y + 17, f"stride {stride}", size=12, anchor="end", bold=True)
+            s.text(right + 12, y + 8, f"threads 0–{stride - 1} add" if stride > 1 else "thread 0 adds",
+                   size=12)
+            s.text(right + 12, y + 24, f"threads {stride}–{width - 1} only wait", size=11, fill="#555555")
+        for t in range(width):
+            active = t < live
+            s.rect(x0 + t * cell + 1, y, cell - 2, h, fill="light_blue" if active else "muted",
+                   stroke="blue" if active else "grid")
+            if active:
+                final = row == len(strides) and t == 0
+                s.text(cx(t), y + 17, str(counts[t]), size=12, anchor="middle", bold=final)
+        if row < len(strides):
+            # The barrier after this row's writes, then the next round's reads.
+            by = y + h + 12
+            s.line(x0 - 4, by, right + 4, by, stroke="red", width=1.5, dash="6 4")
+            s.text(x0 - 10, by + 4, "__syncthreads()", size=10, anchor="end", fill="red", mono=True)
+            nxt = strides[row]
+            top = y + pitch - 2
+            for t in range(nxt):
+                s.line(cx(t), by + 4, cx(t), top, stroke="ink", width=1)
+                s.line(cx(t + nxt), by + 4, cx(t) + 4, top, stroke="blue", width=1.6, arrow=True)
+    yl = y0 + len(strides) * pitch + h
+    s.text(x0 + 17, yl + 16, "↑ s[0]: the block's sum", size=12, bold=True)
+    # Legend and what the lesson's own block does.
+    ly = yl + 44
+    _legend_box(s, 16, ly, "light_blue", "blue", "a slot still to be read; the number: how many elements it sums")
+    s.line(470, ly - 4, 500, ly - 4, stroke="blue", width=1.6, arrow=True)
+    s.text(506, ly, "s[t + stride] added into s[t]", size=12)
+    _legend_box(s, 16, ly + 22, "muted", "grid", "a slot no thread reads again")
+    s.line(300, ly + 18, 330, ly + 18, stroke="red", width=1.5, dash="6 4")
+    s.text(336, ly + 22, "a barrier every thread of the block reaches", size=12)
+    rounds = len(halvings(block))
+    s.text(16, ly + 50, f"The lesson's block has kBlock = {block} threads: the same halving takes {rounds} rounds "
+                        f"(stride {block // 2} down to 1)", size=12, bold=True)
+    s.text(16, ly + 68, f"and {rounds + 1} barriers, one after the stores and one after each round.",
+           size=12, bold=True)
+    return s.to_string()
+
+
+def shuffle() -> str:
+    """warp_sum: __shfl_down_sync with offsets kWarp/2 ... 1; lane i takes lane i + offset's value."""
+    warp = models.constant(MAIN, "kWarp")
+    offsets = halvings(warp)
+    cell, h, pitch = 19, 24, 84
+    x0, y0 = 150, 82
+    right = x0 + warp * cell
+    height = y0 + len(offsets) * pitch + h + 122
+    s = Svg(780, height, f"warp_sum: {len(offsets)} shuffle steps with offsets "
+                         f"{', '.join(map(str, offsets))}; lane i adds the value of lane i + offset, "
+                         "through registers, and lane 0 ends with the warp's sum")
+    s.text(16, 26, f"One warp's sum with __shfl_down_sync (warp_sum): {warp} lanes, {len(offsets)} steps",
+           size=16, bold=True)
+    s.text(16, 46, "v += __shfl_down_sync(kFullMask, v, offset): lane i adds the v of lane i + offset, "
+                   "register to register.", size=12)
+
+    def cx(i: int) -> float:
+        return x0 + i * cell + cell / 2
+
+    for i in range(warp):
+        if i % 4 == 0 or i == warp - 1:
+            s.text(cx(i), y0 - 8, str(i), size=10, anchor="middle", fill="#555555")
+    s.text(x0 - 10, y0 - 8, "lane", size=10, anchor="end", fill="#555555")
+    counts = [1] * warp
+    needed = warp
+    for row in range(len(offsets) + 1):
+        y = y0 + row * pitch
+        if row == 0:
+            s.text(x0 - 10, y + 16, "v (one per lane)", size=12, anchor="end")
+        else:
+            off = offsets[row - 1]
+            for i in range(off):
+                counts[i] += counts[i + off]
+            needed = off
+            s.text(x0 - 10, y + 16, f"offset {off}", size=12, anchor="end", bold=True)
+        for i in range(warp):
+            active = i < needed
+            s.rect(x0 + i * cell + 1, y, cell - 2, h, fill="light_green" if active else "muted",
+                   stroke="green" if active else "grid")
+            if active:
+                s.text(cx(i), y + 16, str(counts[i]), size=9 if counts[i] >= 10 else 11, anchor="middle",
+                       bold=row == len(offsets))
+        if row < len(offsets):
+            off = offsets[row]
+            top = y + pitch - 2
+            for i in range(off):
+                s.line(cx(i + off), y + h + 2, cx(i), top, stroke="orange", width=1.4)
+                s.circle(cx(i), top - 1, 2.2, fill="orange", stroke="orange")
+    yl = y0 + len(offsets) * pitch + h
+    s.text(x0 + 2, yl + 16, "↑ lane 0: the warp's sum", size=12, bold=True)
+    ly = yl + 44
+    _legend_box(s, 16, ly, "light_green", "green", "a lane whose v lane 0 still needs; the number: elements it sums")
+    s.line(520, ly - 10, 550, ly, stroke="orange", width=1.4)
+    s.circle(550, ly, 2.2, fill="orange", stroke="orange")
+    s.text(558, ly, "lane i gets v of lane i + offset", size=12)
+    _legend_box(s, 16, ly + 22, "muted", "grid", "the other lanes add too, but lane 0 never uses their result")
+    s.text(16, ly + 48, f"No shared memory and no __syncthreads(): the shuffle itself synchronises the "
+                        f"{warp} lanes named", size=12, bold=True)
+    s.text(16, ly + 66, f"in its mask. The offsets are kWarp / 2 = {warp // 2} halved down to 1 (kWarp = {warp} "
+                        "in main.cu).", size=12, bold=True)
+    return s.to_string()
+
+
+def block_of_warps() -> str:
+    """block_sum_shuffle: every warp sums by shuffles, lane 0 stores the warp's sum, one barrier,
+    warp 0 sums the warp sums."""
+    block = models.constant(MAIN, "kBlock")
+    warp = models.constant(MAIN, "kWarp")
+    warps = block // warp
+    tree_barriers = len(halvings(block)) + 1
+    s = Svg(800, 344, f"block_sum_shuffle for {block} threads: {warps} warps each sum by shuffles, lane 0 "
+                      f"of each stores its sum in shared memory, one barrier, then warp 0 sums the "
+                      f"{warps} warp sums; the tree needs {tree_barriers} barriers")
+    s.text(16, 26, f"A block's sum from warp sums (block_sum_shuffle): {block} threads = {warps} warps",
+           size=16, bold=True)
+    s.text(16, 46, "Shuffles inside each warp, then one warp over the warp sums.", size=12)
+    box_w, gap, x0 = 66, 6, 16
+    y_warp, y_shared, y_bar, y_w0 = 62, 148, 196, 228
+    right = x0 + warps * (box_w + gap) - gap
+    lx = right + 14
+    for w in range(warps):
+        x = x0 + w * (box_w + gap)
+        mid = x + box_w / 2
+        s.rect(x, y_warp, box_w, 40, fill="light_green", stroke="green", rx=4)
+        s.text(mid, y_warp + 17, f"warp {w}", size=12, anchor="middle", bold=True)
+        s.text(mid, y_warp + 32, f"lanes {w * warp}–{w * warp + warp - 1}", size=9, anchor="middle")
+        s.line(mid, y_warp + 42, mid, y_shared - 2, stroke="ink", width=1.2, arrow=True)
+        s.rect(mid - 22, y_shared, 44, 26, fill="light_blue", stroke="blue")
+        s.text(mid, y_shared + 17, f"[{w}]", size=11, anchor="middle", mono=True)
+        s.line(mid, y_shared + 28, mid, y_w0 - 2, stroke="blue", width=1.2, arrow=True)
+    s.text(lx, y_warp + 16, "1. warp_sum in", size=12, bold=True)
+    s.text(lx, y_warp + 32, f"every warp ({len(halvings(warp))} shuffles)", size=12)
+    s.text(lx, y_shared - 6, "lane 0 of each warp", size=12)
+    s.text(lx, y_shared + 10, "stores its sum in", size=12)
+    s.text(lx, y_shared + 26, "warp_totals (shared)", size=12, fill="blue")
+    s.line(x0, y_bar, right, y_bar, stroke="red", width=1.5, dash="6 4")
+    s.text(lx, y_bar + 4, "2. one __syncthreads()", size=12, fill="red", bold=True)
+    s.rect(x0, y_w0, right - x0, 40, fill="light_green", stroke="green", rx=4)
+    s.text((x0 + right) / 2, y_w0 + 17, f"warp 0: lane i < {warps} reads warp_totals[i], lanes {warps}–{warp - 1} "
+                                      "take 0; warp_sum again", size=12, anchor="middle")
+    s.text((x0 + right) / 2, y_w0 + 33, "thread 0 ends with the block's sum", size=12, anchor="middle", bold=True)
+    s.text(lx, y_w0 + 16, "3. warp 0 sums", size=12, bold=True)
+    s.text(lx, y_w0 + 32, "the warp sums", size=12)
+    s.text(16, 300, f"One barrier, where the shared-memory tree over {block} threads needs {tree_barriers}; "
+                    f"shared memory holds only {warps} floats.", size=12, bold=True)
+    s.text(16, 320, f"The scheme works up to kWarp × kWarp = {warp * warp} threads ({warp} warps): warp 0 "
+                    "has one lane per warp sum.", size=12)
+    return s.to_string()
+
+
+FIGURES = {"tree.svg": tree, "shuffle.svg": shuffle, "block_of_warps.svg": block_of_warps}
