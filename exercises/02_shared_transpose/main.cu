@@ -115,7 +115,7 @@ __global__ void transpose_tiled_padded_float4(const float* __restrict__ in, floa
     // Every load lands in a register first, so all of a thread's loads can be in flight at once
     // before the first shared store. nvcc does this on its own where it unrolls a loop (the SASS
     // of transpose_tiled, whose code stores each value as soon as it is loaded, has its
-    // 4 loads before its 4 stores, see README.md); written out like this it does not depend on it.
+    // 4 loads before its 4 stores, see notes.md); written out like this it does not depend on it.
     float4 v[kPasses][kStrips];
 #pragma unroll
     for (int p = 0; p < kPasses; ++p) {

@@ -36,7 +36,7 @@ __device__ int2 tile_origin(int tile_w) {
 
 /// Wider shared accesses. Lesson 02's float4 kernel moves float4s through global memory but single
 /// floats through shared memory: 8 shared instructions per float4 (4 stores, 4 loads), and Nsight
-/// Compute shows its warps waiting mostly for the shared-memory instruction queue (README.md). Here each
+/// Compute shows its warps waiting on the shared-memory queue, second only to global loads (README.md). Here each
 /// thread loads a 4 x 4 block of the input as 4 float4 rows, transposes it in registers (output
 /// row m of the block is element m of the 4 rows), and writes 4 float4s into a tile laid out like
 /// the OUTPUT; the store phase then reads that tile row by row, one float4 per store: 2 shared

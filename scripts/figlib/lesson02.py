@@ -1,0 +1,195 @@
+"""Lesson 02's idea figures: what each shows, and where its numbers come from.
+
+tile_trip.svg   A tile's trip through shared memory: a warp reads a row of the input tile
+                (coalesced) into a row of the shared tile; after the barrier it reads a COLUMN of the
+                shared tile and writes it as a row of the output (coalesced), at the swapped block
+                position. Tile size, block shape and padding: kTile and kRowsPerPass of the lesson's
+                main.cu (the padded tile is kTile x (kTile + 1), as launch_transpose_tiled<kTile + 1>).
+bank_pitch.svg  The column read of that tile in shared memory, pitch kTile against kTile + 1: where
+                each of the 32 lanes' words lies among the 32 banks, and the wavefronts lesson 06's
+                bank model gives (models.banks_strided(4, pitch): lane l reads word l * pitch).
+"""
+from figlib import models
+from figlib.svg import Svg
+
+LESSON = "02_shared_transpose"
+MAIN = "lessons/02_shared_transpose/main.cu"
+
+
+def _grid(s: Svg, x: float, y: float, cols: int, rows: int, cell_w: float, cell_h: float,
+          stroke: str = "grid", every: int = 1) -> None:
+    """Thin lines every `every` cells, and a frame."""
+    for c in range(every, cols, every):
+        s.line(x + c * cell_w, y, x + c * cell_w, y + rows * cell_h, stroke=stroke, width=0.5)
+    for r in range(every, rows, every):
+        s.line(x, y + r * cell_h, x + cols * cell_w, y + r * cell_h, stroke=stroke, width=0.5)
+    s.rect(x, y, cols * cell_w, rows * cell_h, fill="none", stroke="ink", width=1.2)
+
+
+def tile_trip() -> str:
+    tile = models.constant(MAIN, "kTile")            # 32: the tile's side, a warp's width
+    rows_per_pass = models.constant(MAIN, "kRowsPerPass")  # 8: threadIdx.y runs 0..7
+    pitch = tile + 1                                  # transpose_tiled<kTile + 1>: the padded tile
+    passes = tile // rows_per_pass                    # rows each thread moves
+    y_row = 5                                         # the warp drawn: threadIdx.y = 5, first pass
+    # A small matrix of tiles: `in` has 3 tile rows and 4 tile columns, so `out` has 4 and 3.
+    t_rows, t_cols, by, bx = 3, 4, 1, 2
+
+    s = Svg(780, 470, f"A {tile} x {tile} tile's trip: a row of in, read by one warp, goes into a row of the "
+                      f"shared tile; after the barrier a column of the shared tile is written as a row of out, "
+                      f"at the swapped block position")
+    s.text(390, 22, f"One block, {tile} x {rows_per_pass} threads, moves one {tile} x {tile} tile "
+                    f"(each thread {passes} rows)", size=15, anchor="middle", bold=True)
+
+    # --- the two matrices, small, with the block's tile in each
+    th = 15  # px per tile in the thumbnails
+    ix, iy = 60, 62
+    s.text(ix, iy - 10, "in (rows x cols)", size=12, bold=True)
+    for r in range(t_rows):
+        for c in range(t_cols):
+            hit = (r, c) == (by, bx)
+            s.rect(ix + c * th, iy + r * th, th, th, fill="light_blue" if hit else "muted", stroke="grid")
+    s.rect(ix + bx * th, iy + by * th, th, th, fill="none", stroke="blue", width=2)
+    s.text(ix + t_cols * th + 10, iy + 14, f"tile row blockIdx.y = {by},", size=11)
+    s.text(ix + t_cols * th + 10, iy + 29, f"tile column blockIdx.x = {bx}", size=11)
+
+    ox, oy = 560, 62
+    s.text(ox, oy - 10, "out (cols x rows)", size=12, bold=True)
+    for r in range(t_cols):
+        for c in range(t_rows):
+            hit = (r, c) == (bx, by)
+            s.rect(ox + c * th, oy + r * th, th, th, fill="light_orange" if hit else "muted", stroke="grid")
+    s.rect(ox + by * th, oy + bx * th, th, th, fill="none", stroke="orange", width=2)
+    s.text(ox + t_rows * th + 10, oy + 14, f"tile row {bx} = blockIdx.x,", size=11)
+    s.text(ox + t_rows * th + 10, oy + 29, f"tile column {by} = blockIdx.y", size=11)
+    s.text(420, 70, "the same block writes the tile at the", size=11, anchor="middle", italic=True)
+    s.text(420, 85, "swapped position: block indices swap", size=11, anchor="middle", italic=True)
+    s.line(330, 100, 535, 100, stroke="ink", width=1, arrow=True, dash="4,3")
+
+    # --- the three tiles, large: in's tile, the shared tile, out's tile
+    cell = 5
+    top = 160
+    ax, sx, bxp = 40, 305, 575          # left edges of the three large tiles
+    side = tile * cell
+    s.text(ax + side / 2, top - 12, f"the tile of in ({tile} x {tile})", size=12, anchor="middle", bold=True)
+    s.text(sx + pitch * cell / 2, top - 26, f"shared memory: tile[{tile}][{pitch}]", size=12, anchor="middle",
+           bold=True)
+    s.text(sx + pitch * cell / 2, top - 12, "one column of padding", size=11, anchor="middle")
+    s.text(bxp + side / 2, top - 12, f"the tile of out ({tile} x {tile})", size=12, anchor="middle", bold=True)
+    # the zoom lines from the thumbnails
+    s.line(ix + bx * th + th / 2, iy + (by + 1) * th, ax + side / 2, top - 28, stroke="blue", width=1, dash="2,3")
+    s.line(ox + by * th + th / 2, oy + (bx + 1) * th, bxp + side / 2, top - 28, stroke="orange", width=1,
+           dash="2,3")
+
+    # highlighted stripes first, the grid over them
+    s.rect(ax, top + y_row * cell, side, cell, fill="blue", stroke="none", width=0)
+    s.rect(sx, top + y_row * cell, side, cell, fill="blue", stroke="none", width=0)
+    s.rect(sx + y_row * cell, top, cell, side, fill="orange", stroke="none", width=0)
+    s.rect(sx + y_row * cell, top + y_row * cell, cell, cell, fill="ink", stroke="none", width=0)
+    s.rect(sx + tile * cell, top, cell, side, fill="grid", stroke="none", width=0)
+    s.rect(bxp, top + y_row * cell, side, cell, fill="orange", stroke="none", width=0)
+    for x0, cols in ((ax, tile), (sx, pitch), (bxp, tile)):
+        _grid(s, x0, top, cols, tile, cell, cell, every=rows_per_pass)
+    s.line(sx + tile * cell, top, sx + tile * cell, top + side, stroke="ink", width=0.8, dash="2,2")
+
+    # the two phases
+    mid = top + y_row * cell + cell / 2
+    s.line(ax + side + 6, mid, sx - 6, mid, stroke="blue", width=2, arrow=True)
+    s.text((ax + side + sx) / 2, mid - 22, "1. load", size=12, anchor="middle", bold=True, fill="blue")
+    s.text((ax + side + sx) / 2, mid - 8, "row to row", size=11, anchor="middle", fill="blue")
+    s.line(sx + pitch * cell + 6, mid, bxp - 6, mid, stroke="orange", width=2, arrow=True)
+    s.text((sx + pitch * cell + bxp) / 2, mid - 22, "2. store", size=12, anchor="middle", bold=True,
+           fill="red")
+    s.text((sx + pitch * cell + bxp) / 2, mid - 8, "column to row", size=11, anchor="middle", fill="red")
+    s.text(sx + pitch * cell + 4, top + side - 4, "pad", size=10, fill="ink")
+
+    # the barrier
+    s.rect(sx + pitch * cell / 2 - 130, top + side + 10, 260, 22, fill="light_green", stroke="green", rx=4)
+    s.text(sx + pitch * cell / 2, top + side + 25, "__syncthreads() between 1 and 2", size=11,
+           anchor="middle", mono=True)
+
+    # captions
+    cy = top + side + 58
+    s.rect(ax, cy - 12, 10, 10, fill="blue", stroke="none", width=0)
+    s.text(ax + 16, cy - 3, f"1. a warp (threadIdx.y = {y_row}) reads {tile} consecutive floats of a row", size=12)
+    s.text(ax + 16, cy + 13, f"of in: coalesced. It writes them into row {y_row} of the shared tile.", size=12)
+    s.rect(ax, cy + 26, 10, 10, fill="orange", stroke="none", width=0)
+    s.text(ax + 16, cy + 35, f"2. after the barrier, a warp reads column {y_row} of the shared tile ({tile} lanes, "
+                             f"one per tile row) and writes", size=12)
+    s.text(ax + 16, cy + 51, f"them as {tile} consecutive floats of a row of out: coalesced. The stride has moved "
+                             "into shared memory.", size=12)
+    return s.to_string()
+
+
+def bank_pitch() -> str:
+    tile = models.constant(MAIN, "kTile")
+    pitches = (tile, tile + 1)   # transpose_tiled<kTile> and transpose_tiled<kTile + 1>
+    answers = [models.banks_strided(4, p) for p in pitches]  # lane l reads word l * pitch (tile[l][0])
+    banks = 32
+    cell = 8.5
+    max_rows = max(-(-tile * p // banks) for p in pitches)
+    s = Svg(780, 590, f"The {tile} lanes of a warp read a column of the tile: with a pitch of {pitches[0]} "
+                      f"floats all {tile} words lie in bank 0 and take {answers[0].wavefronts} wavefronts; "
+                      f"with a pitch of {pitches[1]} they lie in {tile} different banks and take "
+                      f"{answers[1].wavefronts} wavefront")
+    s.text(390, 22, f"A warp reads column 0 of the tile: lane l reads tile[l][0], word l x pitch",
+           size=15, anchor="middle", bold=True)
+    s.text(390, 42, "Shared memory drawn as rows of 32 banks (4 bytes each, 128 bytes a row); "
+                    "word w is in bank w mod 32", size=12, anchor="middle")
+
+    for k, (pitch, ans) in enumerate(zip(pitches, answers)):
+        x0 = 60 + k * 380
+        y0 = 100
+        words = [a // 4 for a in ans.address]
+        total_words = tile * pitch
+        mem_rows = -(-total_words // banks)
+        colour = "red" if ans.wavefronts > ans.ideal else "green"
+        light = "light_red" if ans.wavefronts > ans.ideal else "light_green"
+        s.text(x0 + banks * cell / 2, y0 - 30, f"pitch {pitch}: tile[{tile}][{pitch}]", size=14,
+               anchor="middle", bold=True)
+        for b in (0, 8, 16, 24, 31):
+            s.text(x0 + (b + 0.5) * cell, y0 - 6, str(b), size=9, anchor="middle")
+        s.text(x0 - 6, y0 - 6, "bank", size=9, anchor="end")
+        # the padding words of the pitch-33 tile, in grey
+        for w in range(total_words):
+            if w % pitch >= tile:
+                s.rect(x0 + (w % banks) * cell, y0 + (w // banks) * cell, cell, cell, fill="grid",
+                       stroke="none", width=0)
+        # the words the warp reads
+        for lane, w in enumerate(words):
+            s.rect(x0 + (w % banks) * cell, y0 + (w // banks) * cell, cell, cell, fill=colour,
+                   stroke="none", width=0)
+        _grid(s, x0, y0, banks, mem_rows, cell, cell, every=1)
+        for lane in (0, 1, 2, tile - 1):
+            w = words[lane]
+            s.text(x0 - 6, y0 + (w // banks) * cell + cell - 1, f"lane {lane}", size=9, anchor="end")
+        s.text(x0 - 6, y0 + (words[3] // banks) * cell + cell + 2, "...", size=9, anchor="end")
+        # lanes per bank: the busiest bank sets the wavefronts
+        per_bank = [sum(1 for b in ans.bank if b == bank) for bank in range(banks)]
+        hy = y0 + max_rows * cell + 30
+        scale = 2.2
+        s.text(x0, hy - 8, "lanes per bank", size=11, bold=True)
+        base = hy + tile * scale
+        s.line(x0, base, x0 + banks * cell, base, stroke="ink", width=1)
+        for bank, n in enumerate(per_bank):
+            if n:
+                s.rect(x0 + bank * cell + 1, base - n * scale, cell - 2, n * scale, fill=colour, stroke="none",
+                       width=0)
+        busiest = max(per_bank)
+        s.text(x0 + banks * cell + 4, base - busiest * scale + 8, str(busiest), size=10)
+        s.rect(x0 - 10, base + 12, banks * cell + 20, 46, fill=light, stroke=colour, rx=4)
+        if ans.wavefronts > ans.ideal:
+            line1 = f"all {tile} lanes in bank {ans.bank[0]}: served one after another"
+        else:
+            line1 = f"{len(set(ans.bank))} lanes, {len(set(ans.bank))} different banks: served together"
+        s.text(x0 + banks * cell / 2, base + 30, line1, size=11, anchor="middle")
+        s.text(x0 + banks * cell / 2, base + 48,
+               f"{ans.wavefronts} wavefront{'s' if ans.wavefronts != 1 else ''}", size=13, anchor="middle",
+               bold=True)
+    s.rect(60, 566, 10, 10, fill="grid", stroke="none", width=0)
+    s.text(76, 575, "padding: column 32 of each tile row, never read; it shifts the next row by one bank",
+           size=11)
+    return s.to_string()
+
+
+FIGURES = {"tile_trip.svg": tile_trip, "bank_pitch.svg": bank_pitch}
