@@ -33,8 +33,12 @@ def constant(lesson_source: str, name: str) -> int:
     path = os.path.join(ROOT, lesson_source)
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    m = re.search(r"constexpr\s+(?:int|unsigned|std::size_t|size_t|long|std::int64_t)\s+" + re.escape(name)
-                  + r"\s*=\s*(\d+)\s*;", text)
+    # One name or several in a declaration: `constexpr int kBM = 128, kBN = 128, kBK = 8;`.
+    m = None
+    for decl in re.finditer(r"constexpr\s+(?:int|unsigned|std::size_t|size_t|long|std::int64_t)\s+([^;]*);", text):
+        m = re.search(r"(?:^|,)\s*" + re.escape(name) + r"\s*=\s*(\d+)\s*(?:,|$)", decl.group(1)) or m
+        if m:
+            break
     if not m:
         raise ModelError(f"{lesson_source}: no 'constexpr int {name} = <integer>;'")
     return int(m.group(1))
