@@ -80,8 +80,9 @@ __global__ void __launch_bounds__(kBenchThreads)
     out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }
 
-/// The seeds' small tile: 16 x 16 threads move a 16 x 16 tile, one element each. A warp is two
-/// thread rows (threadIdx.y = 2w and 2w + 1), so its drain reads two tile columns: with 16-word
+/// The small tile of the tutorial the course follows (its CUDA page "Shared Memory", T = 16): 16 x 16
+/// threads move a 16 x 16 tile, one element each. A warp is two thread rows (threadIdx.y = 2w and
+/// 2w + 1), so its drain reads two tile columns: with 16-word
 /// rows, tile rows k and k + 2 start in the same bank (8-way); padded to 16 x 17, 2-way, and the
 /// fill, which writes two tile rows 17 words apart, becomes 2-way too (see the printed table).
 constexpr int kSmallTile = 16;

@@ -1,0 +1,147 @@
+"""Lesson 06's idea figures: which bank each lane of a warp reads, and how many wavefronts that takes.
+
+Every lane-to-bank line, every wavefront a lane is served in and every count printed in a figure
+comes from lesson 06's bank model (`bank_model()` and `probe_table()` in its main.cu, called
+through figlib.models on the lesson's own named patterns):
+- stride2_wavefronts.svg: `w4_stride2` (s[lane * 2], 4 bytes): two lanes per bank, two wavefronts;
+- column_banks.svg: `tile32x32_column` against `tile32x33_column` (and `tile32x32_xor_column`);
+- quarter_warps.svg: `w16_stride1` (a float4 per lane): four quarter-warps, one wavefront each.
+"""
+from __future__ import annotations
+
+from figlib import models
+from figlib.svg import Svg
+
+LESSON = "06_bank_conflicts"
+
+WIDTH = 720
+LEFT = 96           # room for the row labels
+RIGHT = 24
+BANKS = 32
+CELL = (WIDTH - LEFT - RIGHT) / BANKS   # one lane or bank box
+# One colour and one dash style per wavefront (so the figure reads without colour too).
+WAVE_STYLE = [("blue", None), ("orange", "5,3"), ("green", "2,2"), ("purple", "8,3")]
+
+
+def x_of(i: int) -> float:
+    """Centre of box i (lane or bank) in a row of 32."""
+    return LEFT + CELL * (i + 0.5)
+
+
+def boxes(s: Svg, y: float, label: str, fills: list[str], h: float = 18, numbers: bool = True) -> None:
+    """A row of 32 numbered boxes with a label on the left."""
+    s.text(LEFT - 8, y + h / 2 + 4, label, size=12, anchor="end", bold=True)
+    for i, fill in enumerate(fills):
+        s.rect(LEFT + CELL * i + 1, y, CELL - 2, h, fill=fill, stroke="grid")
+        if numbers:
+            s.text(x_of(i), y + h / 2 + 3.5, str(i), size=9, anchor="middle")
+
+
+def lanes_to_banks(s: Svg, y_lanes: float, y_banks: float, a: models.BankAnswer) -> None:
+    """One row of lanes, one row of banks, a line from each lane to each bank it reads, styled by
+    the wavefront the model serves it in."""
+    used = {b for b in a.bank if b >= 0}
+    boxes(s, y_lanes, "lanes", ["muted"] * BANKS)
+    boxes(s, y_banks, "banks", ["light_blue" if b in used else "paper" for b in range(BANKS)])
+    many = a.wavefronts > len(WAVE_STYLE)  # too many to tell apart: one style, and the count in words
+    for lane in range(BANKS):
+        if a.bank[lane] < 0:
+            continue
+        stroke, dash = ("red", None) if many else WAVE_STYLE[a.wavefront[lane]]
+        s.line(x_of(lane), y_lanes + 18, x_of(a.bank[lane]), y_banks, stroke=stroke, width=1.4, dash=dash)
+
+
+def stride2_wavefronts() -> str:
+    a = models.bank_pattern("w4_stride2")
+    words = [addr // 4 for addr in a.address]
+    s = Svg(WIDTH, 350, "s[lane * 2], 4-byte words: lanes 0-15 and 16-31 hit the same 16 banks, "
+                        "so the warp needs two wavefronts")
+    s.text(WIDTH / 2, 24, f"s[lane * {words[1]}] (pattern w4_stride2): lane l reads word {words[1]}·l, "
+                          f"in bank ({words[1]}·l) mod 32", size=14, anchor="middle", bold=True)
+    lanes_to_banks(s, 50, 200, a)
+    # Bank 0 is asked for two different words: say which, from the model's addresses.
+    in_bank0 = [lane for lane in range(BANKS) if a.bank[lane] == 0]
+    s.text(x_of(0) - 4, 238, f"bank 0: word {words[in_bank0[0]]} for lane {in_bank0[0]}, "
+                             f"word {words[in_bank0[1]]} for lane {in_bank0[1]}: two different words, "
+                             "two wavefronts", size=12)
+    s.text(LEFT, 266, "The odd banks are never asked; each even bank is asked for two words.", size=12)
+    y = 296
+    for k in range(a.wavefronts):
+        stroke, dash = WAVE_STYLE[k]
+        first = min(l for l in range(BANKS) if a.wavefront[l] == k)
+        last = max(l for l in range(BANKS) if a.wavefront[l] == k)
+        x0 = LEFT + k * 240
+        s.line(x0, y - 4, x0 + 34, y - 4, stroke=stroke, width=2, dash=dash)
+        s.text(x0 + 42, y, f"wavefront {k + 1}: lanes {first}–{last}", size=12)
+    s.text(LEFT, y + 28, f"The model: {a.wavefronts} wavefronts for this one load instruction "
+                         f"({a.wavefronts - a.ideal} bank conflict).", size=13, bold=True)
+    return s.to_string()
+
+
+def column_banks() -> str:
+    tile = models.constant("lessons/06_bank_conflicts/main.cu", "kTile")
+    plain = models.bank_pattern("tile32x32_column")
+    padded = models.bank_pattern("tile32x33_column")
+    swizzled = models.bank_pattern("tile32x32_xor_column")
+    s = Svg(WIDTH, 560, f"Reading column 0 of a {tile} x {tile} float tile: every lane in bank 0, "
+                        f"{plain.wavefronts} wavefronts; of a {tile} x {tile + 1} tile: lane r in bank r, "
+                        f"{padded.wavefronts} wavefront")
+    panels = [(plain, f"float tile[{tile}][{tile}]: lane r reads tile[r][0], word {plain.address[1] // 4}·r",
+               f"every word in bank 0, {plain.wavefronts} different words"),
+              (padded, f"float tile[{tile}][{tile + 1}]: lane r reads tile[r][0], word {padded.address[1] // 4}·r",
+               f"word {padded.address[1] // 4}·r is in bank r")]
+    y = 24
+    for a, title, how in panels:
+        s.text(LEFT, y, title, size=14, bold=True)
+        lanes_to_banks(s, y + 16, y + 150, a)
+        n = a.wavefronts
+        s.text(LEFT, y + 192, f"{how}: {n} wavefront{'s' if n > 1 else ''}"
+                              + (", one word at a time" if n > 1 else ", all 32 words at once"), size=13, bold=True)
+        y += 236
+    s.text(LEFT, y - 6, f"The XOR-swizzled tile (pattern tile32x32_xor_column) stores tile[r][c] at column c ^ r:",
+           size=12)
+    s.text(LEFT, y + 12, f"column 0 lands on the same words {swizzled.address[1] // 4}·r, so it too takes {swizzled.wavefronts} wavefront, "
+                         "with no spare words.", size=12)
+    return s.to_string()
+
+
+def quarter_warps() -> str:
+    a = models.bank_pattern("w16_stride1")
+    lanes_per_part = BANKS // a.parts
+    band = 96
+    s = Svg(WIDTH, 84 + band * a.parts + 20, f"A 16-byte load s4[lane]: the warp is served as {a.parts} quarter-warps; "
+                                              f"each quarter's {lanes_per_part} lanes cover all 32 banks in one wavefront")
+    s.text(WIDTH / 2, 24, "float4 s4[lane] (pattern w16_stride1): 16 bytes per lane = 4 banks per lane",
+           size=14, anchor="middle", bold=True)
+    s.text(WIDTH / 2, 44, f"A wavefront moves 128 bytes, one word per bank: {lanes_per_part} lanes of 16 bytes "
+                          f"fill it, so the warp goes in {a.parts} parts", size=12, anchor="middle")
+    for part in range(a.parts):
+        y = 64 + part * band
+        lanes = range(part * lanes_per_part, (part + 1) * lanes_per_part)
+        wave = a.wavefront[lanes[0]]
+        stroke, dash = WAVE_STYLE[wave % len(WAVE_STYLE)]
+        s.text(LEFT - 8, y + 13, f"lanes {lanes[0]}–{lanes[-1]}", size=12, anchor="end", bold=True)
+        for lane in lanes:
+            first = a.bank[lane]
+            span = a.width // 4
+            x0 = LEFT + CELL * first + 2
+            s.rect(x0, y, CELL * span - 4, 18, fill="muted", stroke="ink")
+            s.text(x0 + (CELL * span - 4) / 2, y + 13, f"lane {lane}", size=10, anchor="middle")
+            for b in range(first, first + span):
+                s.line(x0 + (CELL * span - 4) / 2, y + 18, x_of(b), y + 44, stroke=stroke, width=1.2, dash=dash)
+        fills = ["paper"] * BANKS
+        for lane in lanes:
+            for b in range(a.bank[lane], a.bank[lane] + a.width // 4):
+                fills[b % BANKS] = "light_blue"
+        boxes(s, y + 44, f"wavefront {wave + 1}", fills, h=16)
+    y = 64 + a.parts * band + 8
+    s.text(WIDTH / 2, y, f"The model: {a.parts} parts × 1 wavefront = {a.wavefronts} wavefronts, "
+                         f"the fewest possible ({a.ideal}) for {32 * a.width} bytes", size=13, anchor="middle", bold=True)
+    return s.to_string()
+
+
+FIGURES = {
+    "stride2_wavefronts.svg": stride2_wavefronts,
+    "column_banks.svg": column_banks,
+    "quarter_warps.svg": quarter_warps,
+}
