@@ -22,6 +22,8 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SITE = os.path.join(ROOT, "site")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import quote_results  # noqa: E402  (a measured figure shown as the READMEs show it)
 
 # Pages always in the site (each also reachable by links from the top README).
 ENTRY_PAGES = ["README.md", "exercises/README.md", "site/README.md",
@@ -198,17 +200,21 @@ class Stager:
             shutil.copyfile(os.path.join(ROOT, rel), dest)
 
 
-def measurements(csv_path, ncu_path):
+def measurements(csv_path, ncu_path, shown=lambda row, column, d: quote_results.fixed(row[column], d)):
     """What the H200 measured, for the explorers: results.csv rows of lessons 01 and 06, and the
-    probe table of lesson 06's Nsight Compute run (model vs counted wavefronts)."""
+    probe table of lesson 06's Nsight Compute run (model vs counted wavefronts). Each figure also
+    as text (rate_text, percent_text), rounded as the READMEs round it (`shown`: quote_results'
+    rounding, from what the lesson printed), so that a page never shows 1623.0 for a 1622.9."""
     data = {"gpu": "", "lesson01": {}, "lesson06": {}, "strides": {}, "probes": {}}
     with open(csv_path, newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             if row["lesson"] not in ("01_naive_transpose", "06_bank_conflicts", "06_bank_conflicts_going_further"):
                 continue
             data["gpu"] = row["gpu"]
+            stride = row["problem"].startswith("stride microbenchmark")
             entry = {"rate": float(row["rate"]), "unit": row["unit"], "percent": float(row["percent_of_ceiling"]),
-                     "problem": row["problem"]}
+                     "problem": row["problem"], "rate_text": shown(row, "rate", 2 if stride else 1),
+                     "percent_text": shown(row, "percent_of_ceiling", 1)}
             if row["lesson"] == "01_naive_transpose":
                 data["lesson01"][row["kernel"]] = entry
             elif row["problem"].startswith("stride microbenchmark"):
@@ -269,7 +275,9 @@ def main():
         shutil.copyfile(args.models, os.path.join(explorers, "explorer_models.js"))
         shutil.copytree(os.path.join(SITE, "theme"), os.path.join(work, "theme"))
         results = os.path.join(ROOT, args.results)
-        data = measurements(os.path.join(results, "results.csv"), os.path.join(results, "ncu.txt"))
+        sources, run = quote_results.Sources(ROOT), os.path.relpath(results, os.path.join(ROOT, "results"))
+        data = measurements(os.path.join(results, "results.csv"), os.path.join(results, "ncu.txt"),
+                            lambda row, column, d: sources.figure(run, row, column, d).text)
         data["source"] = args.results
         with open(os.path.join(explorers, "h200_measured.js"), "w", encoding="utf-8") as f:
             # A script, not JSON fetched at run time: pages opened from file:// cannot fetch.
