@@ -1,5 +1,6 @@
 # make_student_pack.cmake — the course without its solutions, as one archive for students:
-# the exercises, every lesson's README (made for the pack, see below) and check, common/, the CMake
+# the exercises, every lesson's README and notes.md (made for the pack, see below), the idea figures
+# they show (figures/) and its check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
 # quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
 # from grading/, and the evidence readers grading/static_evidence.py and evidence.py with each lesson's rubric.json that
@@ -70,27 +71,45 @@ foreach(lesson IN LISTS lessons)
   if(EXISTS "${root}/lessons/${lesson}/rubric.json")
     file(COPY "${root}/lessons/${lesson}/rubric.json" DESTINATION "${stage}/lessons/${lesson}")
   endif()
-  if(EXISTS "${root}/lessons/${lesson}/going_further/main.cu")
+  # The README's idea figures, and its notes page (notes.md: rewritten below like the README, and
+  # copied first so that the README's link to it is kept).
+  if(IS_DIRECTORY "${root}/lessons/${lesson}/figures")
+    file(COPY "${root}/lessons/${lesson}/figures" DESTINATION "${stage}/lessons/${lesson}")
+  endif()
+  if(EXISTS "${root}/lessons/${lesson}/notes.md")
+    file(COPY "${root}/lessons/${lesson}/notes.md" DESTINATION "${stage}/lessons/${lesson}")
+  endif()
+  if(EXISTS "${root}/lessons/${lesson}/going_further/main.cu")  # with its figures/ and notes.md, if any
     file(COPY "${root}/lessons/${lesson}/going_further/" DESTINATION "${stage}/lessons/${lesson}/going_further"
          PATTERN "ncu*.sh" EXCLUDE)
     list(APPEND companions "${lesson}/going_further")
   endif()
 endforeach()
+# The pages rewritten below: each lesson's and packed companion's README.md and notes.md.
+set(pages "")
+foreach(folder IN LISTS lessons companions)
+  foreach(page README.md notes.md)
+    if(EXISTS "${root}/lessons/${folder}/${page}")
+      list(APPEND pages "${folder}/${page}")
+    endif()
+  endforeach()
+endforeach()
 
-# Each lesson's README, as the pack needs it, made from the very same file:
+# Each lesson's README (and its notes.md), as the pack needs it, made from the very same file:
 #  - In the pack, lesson NN's program is the student's exercise. So `build/NN_name` becomes
 #    `build/exercise_NN_name` (its check `build/exercise_NN_name_check`), `--target NN_name NN_name_check`
 #    and ctest's `-L '^NN_name$'` name the exercise's targets and label, and `lessons/NN_name/main.cu`
-#    becomes `exercises/NN_name/main.cu`. A note under "## Run it" says so.
+#    becomes `exercises/NN_name/main.cu`. A note under the README's "## Run it" says so.
 #  - Text between the lines `<!-- REPO BEGIN -->` and `<!-- REPO END -->` is left out (it speaks of
 #    what the pack does not hold: the OpenCL companion, the profiler scripts).
 #  - Lines of a code block that run a lesson's profiler script (`lessons/NN_name/ncu*.sh`) are left out.
 #  - A link to a file the pack does not hold keeps its text and loses the link; these are listed.
-# A companion's README (going_further/) gets the last three, not the renames: its program is packed.
-# tests/student_pack_test.cmake then tries every command and link of the packed READMEs.
+# A companion's README and notes (going_further/) get the last three, not the renames: its program
+# is packed. tests/student_pack_test.cmake then tries every command and link of the packed pages.
 set(unlinked "")
-foreach(lesson IN LISTS lessons companions)
-  file(READ "${root}/lessons/${lesson}/README.md" text)
+foreach(page IN LISTS pages)
+  get_filename_component(lesson "${page}" DIRECTORY)  # NN_name or NN_name/going_further
+  file(READ "${root}/lessons/${page}" text)
   while(TRUE)
     string(FIND "${text}" "\n<!-- REPO BEGIN -->\n" begin)
     if(begin EQUAL -1)
@@ -98,7 +117,7 @@ foreach(lesson IN LISTS lessons companions)
     endif()
     string(FIND "${text}" "\n<!-- REPO END -->\n" end)
     if(end LESS begin)
-      message(FATAL_ERROR "make_student_pack: lessons/${lesson}/README.md: <!-- REPO BEGIN --> without a <!-- REPO END --> after it")
+      message(FATAL_ERROR "make_student_pack: lessons/${page}: <!-- REPO BEGIN --> without a <!-- REPO END --> after it")
     endif()
     math(EXPR after "${end} + 18")  # past "\n<!-- REPO END -->", keeping the newline after it
     string(SUBSTRING "${text}" 0 ${begin} head)
@@ -106,21 +125,48 @@ foreach(lesson IN LISTS lessons companions)
     set(text "${head}${tail}")
   endwhile()
   if(text MATCHES "<!-- REPO (BEGIN|END) -->")
-    message(FATAL_ERROR "make_student_pack: lessons/${lesson}/README.md: a stray ${CMAKE_MATCH_0} (each on a line of its own, in pairs)")
+    message(FATAL_ERROR "make_student_pack: lessons/${page}: a stray ${CMAKE_MATCH_0} (each on a line of its own, in pairs)")
   endif()
   if(NOT lesson MATCHES "/going_further$")
     string(REGEX REPLACE "build/([0-9][0-9]_[a-z0-9_]+)" "build/exercise_\\1" text "${text}")
     string(REGEX REPLACE "--target ([0-9][0-9]_[a-z0-9_]+) ([0-9][0-9]_[a-z0-9_]+)" "--target exercise_\\1 exercise_\\2" text "${text}")
     string(REGEX REPLACE "'\\^([0-9][0-9]_[a-z0-9_]+)\\$'" "'^exercise_\\1$'" text "${text}")
     string(REGEX REPLACE "lessons/([0-9][0-9]_[a-z0-9_]+)/main\\.cu" "exercises/\\1/main.cu" text "${text}")
-    string(REPLACE "\n## Run it\n\n" "\n## Run it\n\nIn this pack the lesson's program is your exercise, `exercise_${lesson}`, built from\n[`exercises/${lesson}/main.cu`](../../exercises/${lesson}/main.cu): until you have written its kernels,\nits GPU checks fail and its timings mean nothing.\n\n" text "${text}")
+    if(page MATCHES "/README\\.md$")
+      string(REPLACE "\n## Run it\n\n" "\n## Run it\n\nIn this pack the lesson's program is your exercise, `exercise_${lesson}`, built from\n[`exercises/${lesson}/main.cu`](../../exercises/${lesson}/main.cu): until you have written its kernels,\nits GPU checks fail and its timings mean nothing.\n\n" text "${text}")
+    endif()
   endif()
   string(REGEX REPLACE "\n(lessons/[0-9][0-9]_[a-z0-9_/]+/)?ncu[a-z_]*\\.sh [^\n]*" "" text "${text}")
+  # HTML comments (the figure markers) stand aside while links are found: a link's text may hold
+  # one, brackets and all ("[lines <!-- q: span(f, "[(]x[)]") -->28–34<!-- /q -->](main.cu)").
+  set(masked "")
+  set(comments 0)
+  while(TRUE)
+    string(FIND "${text}" "<!--" open)
+    if(open EQUAL -1)
+      break()
+    endif()
+    string(SUBSTRING "${text}" 0 ${open} head)
+    string(SUBSTRING "${text}" ${open} -1 text)
+    string(FIND "${text}" "-->" close)
+    if(close EQUAL -1)  # an unclosed comment: the rest stays as it is
+      string(APPEND masked "${head}")
+      break()
+    endif()
+    math(EXPR length "${close} + 3")
+    string(SUBSTRING "${text}" 0 ${length} comment_${comments})
+    string(SUBSTRING "${text}" ${length} -1 text)
+    string(APPEND masked "${head}{{comment ${comments}}}")
+    math(EXPR comments "${comments} + 1")
+  endwhile()
+  set(text "${masked}${text}")
   # Brackets and semicolons stand in for themselves while the links are a CMake list, where a
-  # "[" would join list elements ("[![badge](...)](...)") and a ";" would split one.
+  # "[" would join list elements ("[![badge](...)](...)") and a ";" would split one; and "<", so
+  # that a link's text may hold one ("[`tile<32>`](...)").
+  string(REPLACE "<" "{{lt}}" text "${text}")
   string(REPLACE "[" "<open>" text "${text}")
   string(REPLACE "]" "<close>" text "${text}")
-  string(REPLACE ";" "<semicolon>" text "${text}")
+  string(REPLACE ";" "{{semicolon}}" text "${text}")
   string(REGEX MATCHALL "<open>[^<\n]*<close>\\([^)\n]*\\)" links "${text}")
   foreach(link IN LISTS links)
     string(REGEX MATCH "^<open>([^<]*)<close>\\(([^)#]*)" _ "${link}")
@@ -131,17 +177,23 @@ foreach(lesson IN LISTS lessons companions)
     endif()
     get_filename_component(resolved "${stage}/lessons/${lesson}/${target}" ABSOLUTE)
     if(NOT EXISTS "${resolved}" AND NOT EXISTS "${root}/lessons/${lesson}/${target}")
-      message(FATAL_ERROR "make_student_pack: lessons/${lesson}/README.md links to ${target}, which the course does not have")
+      message(FATAL_ERROR "make_student_pack: lessons/${page} links to ${target}, which the course does not have")
     endif()
     if(NOT EXISTS "${resolved}")
       string(REPLACE "${link}" "${label}" text "${text}")
-      list(APPEND unlinked "lessons/${lesson}: ${target}")
+      list(APPEND unlinked "lessons/${page}: ${target}")
     endif()
   endforeach()
   string(REPLACE "<open>" "[" text "${text}")
   string(REPLACE "<close>" "]" text "${text}")
-  string(REPLACE "<semicolon>" ";" text "${text}")
-  file(WRITE "${stage}/lessons/${lesson}/README.md" "${text}")
+  string(REPLACE "{{semicolon}}" ";" text "${text}")
+  string(REPLACE "{{lt}}" "<" text "${text}")
+  foreach(n RANGE ${comments})
+    if(n LESS comments)
+      string(REPLACE "{{comment ${n}}}" "${comment_${n}}" text "${text}")
+    endif()
+  endforeach()
+  file(WRITE "${stage}/lessons/${page}" "${text}")
 endforeach()
 if(unlinked)
   list(REMOVE_DUPLICATES unlinked)

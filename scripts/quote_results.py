@@ -34,6 +34,10 @@ What a marker may say (a Python expression of these functions, numbers, strings,
       run: a folder under results/ holding results.csv ("h200", "h100/reduction"); lesson: the CSV's
       lesson name, or "NN" for the lesson folder lessons/NN_*; kernel: the CSV's kernel name, exactly;
       problem: a piece of the problem column, needed where the lesson ran several problems.
+      The CSV keeps 6 significant digits (1622.95) and the lesson's console table (results/RUN/*.txt)
+      printed the same number to its own decimals (1622.9): a figure is rounded from whichever text
+      decides it (to_decimals), so it always reads as the console printed it at the same decimals,
+      never as a rounding of a rounding (1622.95 -> 1623.0).
   raw(file, section, label, col=1, nth=1)       the col-th number printed after `label` on the nth line
       that starts with `label` (after its indentation) in section `=== SECTION ===` of results/FILE
       (section None: the whole file), as printed: raw("h200/lessons.txt", "02_shared_transpose",
@@ -55,8 +59,11 @@ What a marker may say (a Python expression of these functions, numbers, strings,
   A block's lines are indented like its q-begin marker (for a block inside a list item).
   summary(run, run, ...)                        block: a Markdown table, per lesson of the first run, of
       its ceiling and its slowest and fastest step, with the same rows of the other runs
-  f(value, spec)                                a number formatted with a format spec: f(pct(...) - pct(...), ".1f")
-  rounded(figure, d)                            a printed figure to d decimals, half up (18.15 -> 18.2)
+  f(value, spec)                                a number formatted with a format spec: f(pct(...) - pct(...), ".1f");
+      one figure to fixed decimals (".1f") is rounded as rounded() does, never from its float
+  rounded(figure, d)                            a figure to d decimals from the texts it was printed with, not
+      from the figure the README shows (39.4538% shows 39.5%; rounded to 0 decimals it is 39); a printed
+      text on a half with nothing more precise rounds half up (18.15 -> 18.2)
   smallest(a, b, ...), largest(a, b, ...)       the smallest or largest of several figures, as printed
   shown(figure)                                 the figure as printed (87.8 for 87.8393%), so that a difference
       of two shown figures is the difference a reader computes: f(shown(pct(...)) - shown(pct(...)), ".1f")
@@ -89,10 +96,13 @@ class QuoteError(Exception):
 
 
 class Num:
-    """A traced number: its value, and its text as it will appear in the README."""
+    """A traced number: its value, its text as it will appear in the README, and every decimal text
+    the results print it with (the CSV's and the console's), from which any other rounding of it
+    is made: never from the float, never from a text already rounded for the README."""
 
-    def __init__(self, value, text):
+    def __init__(self, value, text, printed=None):
         self.value, self.text = value, text
+        self.printed = printed or [text.rstrip("%").replace(",", "")]
 
     def _v(other):
         return other.value if isinstance(other, Num) else other
@@ -109,10 +119,43 @@ class Num:
 
 
 def fixed(token, d):
-    """A number as written in a CSV, to d decimals, rounding half up as the decimal text says
-    (79.85 -> 79.9; formatting the float would give 79.8, its binary value being just below)."""
+    """A decimal text to d decimals, rounding half up as the text says (79.85 -> 79.9; formatting
+    the float would give 79.8, its binary value being just below)."""
     q = decimal.Decimal(1).scaleb(-d)
-    return str(decimal.Decimal(token).quantize(q, rounding=decimal.ROUND_HALF_UP))
+    return str(decimal.Decimal(token.replace(",", "")).quantize(q, rounding=decimal.ROUND_HALF_UP))
+
+
+def decimals(token):
+    return max(0, -decimal.Decimal(token.replace(",", "")).as_tuple().exponent)
+
+
+def on_half(token, d):
+    """Whether a printed text lies exactly halfway between two figures of d decimals (1622.95 for
+    d=1). The text is itself rounded (the CSV keeps 6 significant digits), so the number it was
+    printed from may lie on either side of that half: the text cannot say which way d decimals go."""
+    scaled = decimal.Decimal(token.replace(",", "")).scaleb(d)
+    return decimals(token) > d and scaled - scaled.to_integral_value(rounding=decimal.ROUND_FLOOR) == decimal.Decimal("0.5")
+
+
+def to_decimals(printed, d):
+    """One figure to d decimals from the texts it was printed with (each the same number, rounded
+    correctly to its own decimals): the first, most decimals first, that decides it. A text with
+    exactly d decimals is the answer; one with more decides unless it lies on a half (on_half);
+    one on a half leaves it to the next. So a figure from the CSV shows what the console printed
+    for it (1622.95 in the CSV, 1622.9 on the console: 1622.9), never a rounding of a rounding.
+    Where no text decides, the most precise one rounds half up (18.15 -> 18.2)."""
+    ordered = sorted(printed, key=decimals, reverse=True)
+    for token in ordered:
+        if decimals(token) <= d or not on_half(token, d):
+            return fixed(token, d)
+    return fixed(ordered[0], d)
+
+
+def agree(a, b):
+    """Whether two printed texts can be roundings of one number (a console line of the same run)."""
+    da, db = decimal.Decimal(a), decimal.Decimal(b)
+    slack = decimal.Decimal(1).scaleb(-decimals(a)) / 2 + decimal.Decimal(1).scaleb(-decimals(b)) / 2
+    return abs(da - db) <= slack
 
 
 def to_float(token):
@@ -126,6 +169,7 @@ class Sources:
         self.root = os.path.abspath(root)
         self.results = os.path.join(self.root, "results")
         self.cache = {}
+        self.tables = {}  # run -> its console's results tables (console())
 
     def _read(self, rel):
         path = os.path.normpath(os.path.join(self.results, rel))
@@ -168,17 +212,60 @@ class Sources:
         raise QuoteError(f"results/{rel}: lesson {lesson}, '{kernel}' is in {len(hits)} rows: give problem= "
                          f"(one of: {'; '.join(r['problem'] for r in hits)})")
 
+    def console(self, run, row):
+        """What the lesson printed for this CSV row in the same run: {"ms", "rate", "percent_of_ceiling"}
+        -> text, from its table in results/RUN/*.txt (section `=== LESSON ... ===`, the problem's line,
+        the kernel's row); empty where no table prints it, or where what is printed disagrees with
+        the CSV (another run's output) or with itself."""
+        if run not in self.tables:
+            self.tables[run] = {}
+            folder = os.path.join(self.results, run)
+            for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+                if name.endswith(".txt"):
+                    self._tables(self._read(f"{run}/{name}"), self.tables[run])
+        found = self.tables[run].get((row["lesson"], row["problem"], " ".join(row["kernel"].split())), [])
+        if len(set(found)) != 1:
+            return {}
+        out = {k: v for k, v in zip(("ms", "rate", "percent_of_ceiling"), found[0]) if v != "-"}
+        try:
+            return out if all(agree(v, row[k]) for k, v in out.items()) else {}
+        except decimal.InvalidOperation:
+            return {}
+
+    @staticmethod
+    def _tables(text, into):
+        """(lesson, problem, kernel) -> [(ms, rate, pct)] of every results table in a console log
+        (ResultsTable::print in common/host.cpp: the problem's line, a header, a row per kernel)."""
+        lessons, lines = [], text.split("\n")
+        for i, line in enumerate(lines):
+            head = re.match(r"^=== (.+) ===$", line.strip())
+            if head:
+                lessons = head.group(1).split()
+                continue
+            if not (i + 1 < len(lines) and re.match(r"^  kernel +ms +\S+ +% ceiling +check$", lines[i + 1])):
+                continue
+            for r in lines[i + 2:]:
+                m = re.match(r"^  (.+?) {2,}(-?[0-9.]+) +(-?[0-9.]+) +(?:(-?[0-9.]+)%\*?|(-)) +\S.*$", r)
+                if not m:
+                    break
+                for lesson in lessons:
+                    into.setdefault((lesson, line, " ".join(m.group(1).split())), []).append(
+                        (m.group(2), m.group(3), m.group(4) or m.group(5)))
+
+    def figure(self, run, row, column, d):
+        """A CSV column of a row to d decimals, as the lesson printed it where it did (to_decimals)."""
+        printed = [row[column]] + [v for k, v in self.console(run, row).items() if k == column]
+        return Num(float(row[column]), to_decimals(printed, d), printed)
+
     def pct(self, run, lesson, kernel, problem=None, d=1):
-        t = self.row(run, lesson, kernel, problem)["percent_of_ceiling"]
-        return Num(float(t), fixed(t, d) + "%")
+        n = self.figure(run, self.row(run, lesson, kernel, problem), "percent_of_ceiling", d)
+        return Num(n.value, n.text + "%", n.printed)
 
     def rate(self, run, lesson, kernel, problem=None, d=1):
-        t = self.row(run, lesson, kernel, problem)["rate"]
-        return Num(float(t), fixed(t, d))
+        return self.figure(run, self.row(run, lesson, kernel, problem), "rate", d)
 
     def ms(self, run, lesson, kernel, problem=None, d=3):
-        t = self.row(run, lesson, kernel, problem)["ms"]
-        return Num(float(t), fixed(t, d))
+        return self.figure(run, self.row(run, lesson, kernel, problem), "ms", d)
 
     # ---------------------------------------------------------------- raw output
     def _section(self, rel, section):
@@ -279,15 +366,15 @@ class Sources:
                  if len(steps) > 1 else [(f"step: {steps[0]['kernel']}", steps[0])])
             for n, (label, pick) in enumerate(picks):
                 cells = []
-                for rows_b in tables:
+                for run, rows_b in zip(runs, tables):
                     match = [r for r in rows_b if r["lesson"] == lesson and r["problem"] == problem
                              and r["kernel"] == pick["kernel"]]
                     if not match:
                         cells.append("not run")
                     elif pick is ceiling:
-                        cells.append(f"{fixed(match[0]['rate'], 1)} {match[0]['unit']}")
+                        cells.append(f"{self.figure(run, match[0], 'rate', 1).text} {match[0]['unit']}")
                     else:
-                        cells.append(f"{fixed(match[0]['percent_of_ceiling'], 1)}%")
+                        cells.append(f"{self.figure(run, match[0], 'percent_of_ceiling', 1).text}%")
                 name = lesson if n == 0 else ""
                 out.append(f"| {name} | {label.replace('|', '/')} | " + " | ".join(cells) + " |")
         return out
@@ -367,11 +454,12 @@ def shown(value):
 
 
 def rounded(value, d):
-    """A figure to d decimals, half up from the text it was printed with (18.15 -> 18.2)."""
+    """A figure to d decimals from the texts it was printed with (to_decimals), not from the text
+    the README shows: rounded(pct(...), 0) of 39.4537 is 39, though pct(...) shows 39.5%."""
     if not isinstance(value, Num):
         raise QuoteError("rounded() takes a figure")
-    text = fixed(value.text.rstrip("%").replace(",", ""), d)
-    return Num(float(text), text)
+    text = to_decimals(value.printed, d)
+    return Num(float(text), text, value.printed)
 
 
 def smallest(*figures):
@@ -383,8 +471,16 @@ def largest(*figures):
 
 
 def f(value, spec):
-    v = value.value if isinstance(value, Num) else value
-    return Num(v, format(v, spec))
+    """A number formatted with a format spec. A figure (not arithmetic on figures) to fixed
+    decimals (".1f", ",.1f") is rounded from its printed texts (to_decimals), never from its float,
+    whose binary value may lie on the other side of a half (97.85 is 97.8499...)."""
+    if isinstance(value, Num):
+        fixed_spec = re.fullmatch(r",?\.(\d+)f", spec)
+        if fixed_spec:
+            text = format(decimal.Decimal(to_decimals(value.printed, int(fixed_spec.group(1)))), spec)
+            return Num(value.value, text, value.printed)
+        return Num(value.value, format(value.value, spec))
+    return Num(value, format(value, spec))
 
 
 def evaluate(expr, sources):

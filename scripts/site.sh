@@ -4,8 +4,9 @@
 #   scripts/site.sh                 build it; open build-site/html/index.html in a browser
 #   scripts/site.sh --test          build it, then run its tests (ctest -L site): the WebAssembly
 #                                   models against the native ones, and every page in headless Chromium
-#   scripts/site.sh --screenshots   --test, then copy the explorers' screenshots it took into
-#                                   site/screenshots/ (site/README.md shows them)
+#   scripts/site.sh --screenshots   --test, then copy the screenshots it took (the two explorers,
+#                                   a lesson page with its idea figure) into site/screenshots/
+#                                   (site/README.md shows them)
 #
 # Needs CMake, a C++ compiler, em++ and MkDocs with the Material theme; the tests also need node,
 # Chromium, chromedriver and Selenium. Debian/Ubuntu:
@@ -19,7 +20,7 @@ case "${1:-}" in
   "") ;;
   --test) test=1 ;;
   --screenshots) test=1 shots=1 ;;
-  -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "site.sh: unknown option '$1' (use --test, --screenshots or --help)" >&2; exit 2 ;;
 esac
 
@@ -39,6 +40,7 @@ if [ "$test" = 1 ]; then
 fi
 if [ "$shots" = 1 ]; then
   mkdir -p site/screenshots
-  cp build-site/screenshots/sectors.png build-site/screenshots/banks.png site/screenshots/
-  echo "site.sh: copied the explorers' screenshots into site/screenshots/"
+  cp build-site/screenshots/sectors.png build-site/screenshots/banks.png build-site/screenshots/lesson_figure.png \
+     site/screenshots/
+  echo "site.sh: copied the explorers' and the lesson figure's screenshots into site/screenshots/"
 fi

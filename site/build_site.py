@@ -6,7 +6,8 @@
 Stages, under --work, the pages MkDocs needs, taken from the repository at build time (nothing
 here is a second copy of their text): the top README, every lesson's and exercise's README, the
 results README, the charts, a page for every source or log file a README links to, and the two
-explorers. Links are rewritten only where a static site needs it: a link to a folder goes to its
+explorers; with them every page a README links to (a lesson's notes.md) and every image it shows
+(a lesson's figures/*.svg). Links are rewritten only where a static site needs it: a link to a folder goes to its
 README, a link to a source file to that file's page. Then `mkdocs build --strict`, which fails on
 any link to a page that does not exist, writes the site to --out.
 """
@@ -21,6 +22,8 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SITE = os.path.join(ROOT, "site")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import quote_results  # noqa: E402  (a measured figure shown as the READMEs show it)
 
 # Pages always in the site (each also reachable by links from the top README).
 ENTRY_PAGES = ["README.md", "exercises/README.md", "site/README.md",
@@ -35,6 +38,68 @@ LINK = re.compile(r"(!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\()([^)\s]+)(\))")  # alt te
 
 class SiteError(Exception):
     pass
+
+
+DETAILS = re.compile(r"^( *)<details>\s*(?:<summary>(.*?)</summary>)?(.*)$")
+SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>(.*)$")
+
+
+def fold_details(lines):
+    """Each `<details><summary>T</summary> ... </details>` (a self-check's answer, an exercise's
+    hint) as a collapsible block that MkDocs renders as GitHub does, inside a numbered list too:
+    `??? question "T"` and the content indented under it (pymdownx.details). Python-Markdown leaves
+    raw HTML inside a list item as inline text, showing the tags and not the Markdown between them.
+    A block without its `</details>` stays as it is."""
+    out, i, fence = [], 0, False
+    while i < len(lines):
+        line = lines[i]
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        m = None if fence else DETAILS.match(line)
+        if not m:
+            out.append(line)
+            i += 1
+            continue
+        indent, title, rest, j = len(m.group(1)), m.group(2), m.group(3), i + 1
+        if title is None:  # <summary> on a line of its own
+            nxt = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), None)
+            s = SUMMARY.match(lines[nxt]) if nxt is not None else None
+            if s:
+                title, rest, j = s.group(1), s.group(2), nxt + 1
+        first = rest.split("</details>")[0].strip()  # text on the <summary> line itself
+        body, closed, inner_fence = [], "</details>" in rest, False
+        if not closed:
+            while j < len(lines):
+                text = lines[j]
+                j += 1
+                if text.lstrip().startswith("```"):
+                    inner_fence = not inner_fence
+                if not inner_fence and "</details>" in text:
+                    body.append(text[:text.index("</details>")])
+                    closed = True
+                    break
+                body.append(text)
+        if not closed:
+            out.append(line)
+            i += 1
+            continue
+        level = 0 if indent == 0 else -(-indent // 4) * 4  # list content: 4 spaces for Python-Markdown
+        pad = " " * (level + 4)
+        if out and out[-1].strip():
+            out.append("")
+        out += [" " * level + '??? question "' + (title or "Details").strip().replace('"', "&quot;") + '"', ""]
+        if first:
+            out.append(pad + first)
+        while body and not body[0].strip():
+            body.pop(0)
+        for b in body:
+            strip = min(indent, len(b) - len(b.lstrip(" ")))
+            out.append(pad + b[strip:] if b.strip() else "")
+        while out and not out[-1].strip():
+            out.pop()
+        out.append("")
+        i = j
+    return out
 
 
 def split_anchor(target):
@@ -107,7 +172,7 @@ class Stager:
                            if f != "README.md" and os.path.isfile(os.path.join(ROOT, folder, f)))
             lines += ["", "---", "", "**The files of this folder:** " + " · ".join(f"[`{f}`]({f})" for f in files)]
         out, in_fence = [], False
-        for line in lines:
+        for line in fold_details(lines):
             if line.lstrip().startswith("```"):
                 in_fence = not in_fence
             if not in_fence:
@@ -135,17 +200,21 @@ class Stager:
             shutil.copyfile(os.path.join(ROOT, rel), dest)
 
 
-def measurements(csv_path, ncu_path):
+def measurements(csv_path, ncu_path, shown=lambda row, column, d: quote_results.fixed(row[column], d)):
     """What the H200 measured, for the explorers: results.csv rows of lessons 01 and 06, and the
-    probe table of lesson 06's Nsight Compute run (model vs counted wavefronts)."""
+    probe table of lesson 06's Nsight Compute run (model vs counted wavefronts). Each figure also
+    as text (rate_text, percent_text), rounded as the READMEs round it (`shown`: quote_results'
+    rounding, from what the lesson printed), so that a page never shows 1623.0 for a 1622.9."""
     data = {"gpu": "", "lesson01": {}, "lesson06": {}, "strides": {}, "probes": {}}
     with open(csv_path, newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             if row["lesson"] not in ("01_naive_transpose", "06_bank_conflicts", "06_bank_conflicts_going_further"):
                 continue
             data["gpu"] = row["gpu"]
+            stride = row["problem"].startswith("stride microbenchmark")
             entry = {"rate": float(row["rate"]), "unit": row["unit"], "percent": float(row["percent_of_ceiling"]),
-                     "problem": row["problem"]}
+                     "problem": row["problem"], "rate_text": shown(row, "rate", 2 if stride else 1),
+                     "percent_text": shown(row, "percent_of_ceiling", 1)}
             if row["lesson"] == "01_naive_transpose":
                 data["lesson01"][row["kernel"]] = entry
             elif row["problem"].startswith("stride microbenchmark"):
@@ -206,7 +275,9 @@ def main():
         shutil.copyfile(args.models, os.path.join(explorers, "explorer_models.js"))
         shutil.copytree(os.path.join(SITE, "theme"), os.path.join(work, "theme"))
         results = os.path.join(ROOT, args.results)
-        data = measurements(os.path.join(results, "results.csv"), os.path.join(results, "ncu.txt"))
+        sources, run = quote_results.Sources(ROOT), os.path.relpath(results, os.path.join(ROOT, "results"))
+        data = measurements(os.path.join(results, "results.csv"), os.path.join(results, "ncu.txt"),
+                            lambda row, column, d: sources.figure(run, row, column, d).text)
         data["source"] = args.results
         with open(os.path.join(explorers, "h200_measured.js"), "w", encoding="utf-8") as f:
             # A script, not JSON fetched at run time: pages opened from file:// cannot fetch.
@@ -218,10 +289,14 @@ def main():
         nav = ["nav:", "  - Home: README.md", "  - Lessons:"]
         for d in lessons:
             nav.append(f"    - {d[:2]} {d[3:].replace('_', ' ')}: lessons/{d}/README.md")
+            if os.path.isfile(os.path.join(docs, "lessons", d, "notes.md")):  # staged: a README links it
+                nav.append(f"    - {d[:2]} notes: lessons/{d}/notes.md")
             if d == "02_shared_transpose":
                 nav.append(f"    - 02 in OpenCL: lessons/{d}/opencl/README.md")
             if os.path.isfile(os.path.join(ROOT, "lessons", d, "going_further", "README.md")):
                 nav.append(f"    - {d[:2]} going further: lessons/{d}/going_further/README.md")
+                if os.path.isfile(os.path.join(docs, "lessons", d, "going_further", "notes.md")):
+                    nav.append(f"    - {d[:2]} going further, notes: lessons/{d}/going_further/notes.md")
         nav += ["  - Exercises:", "    - How they work: exercises/README.md"]
         nav += [f"    - {d[:2]} {d[3:].replace('_', ' ')}: exercises/{d}/README.md" for d in lessons
                 if os.path.isfile(os.path.join(docs, "exercises", d, "README.md"))]

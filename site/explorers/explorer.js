@@ -89,7 +89,7 @@ function sectorExplorer(m) {
     const table = byId("sector-measured");
     table.replaceChildren(el("tr", {}, el("th", {}, "lesson 01 kernel"), el("th", {}, "GB/s"), el("th", {}, "% of cudaMemcpy")));
     for (const [name, r] of Object.entries(measured.lesson01))
-      table.append(measuredRow([name, fmt(r.rate), fmt(r.percent)], name === kernel));
+      table.append(measuredRow([name, r.rate_text, r.percent_text], name === kernel));
     byId("sector-measured-note").textContent = kernel
       ? `This pattern is a warp of ${kernel} (marked below).`
       : "This pattern is none of lesson 01's kernels; their measurements are below for comparison.";
@@ -161,12 +161,12 @@ function bankExplorer(m) {
     const stride = /^w4_stride(\d+)$/.exec(name);
     if (stride && measured.strides[stride[1]])
       notes.append(el("li", {}, `Timed in a loop of such loads, s[lane * ${stride[1]}] took ` +
-                                `${fmt(measured.strides[stride[1]].rate, 2)}× as long as stride 1.`));
+                                `${measured.strides[stride[1]].rate_text}× as long as stride 1.`));
     const transpose = TRANSPOSE_OF_PROBE[name];
     if (transpose && measured.lesson06[transpose])
       notes.append(el("li", {}, `It is a warp of the transpose "${transpose}", which ran at ` +
-                                `${fmt(measured.lesson06[transpose].rate)} GB/s, ` +
-                                `${fmt(measured.lesson06[transpose].percent)}% of cudaMemcpy.`));
+                                `${measured.lesson06[transpose].rate_text} GB/s, ` +
+                                `${measured.lesson06[transpose].percent_text}% of cudaMemcpy.`));
     if (!notes.children.length)
       notes.append(el("li", {}, "This access is none of the patterns the lesson measured on the H200; " +
                                 "pick a named pattern to see the model beside the GPU's counts."));

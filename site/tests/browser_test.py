@@ -6,9 +6,11 @@
   2. on each explorer, choosing a pattern (from the list, and by typing a custom one) shows the
      sectors / wavefronts that lesson 01's and 06's host checks expect, and the same numbers the
      native build of the models prints (--native);
-  3. served over HTTP (as on GitHub Pages), search finds a lesson.
-It saves a screenshot of each explorer in --screenshots (scripts/site.sh --screenshots copies them
-into site/screenshots/ for site/README.md).
+  3. a lesson page shows its idea figures (lessons/NN/figures/*.svg): each loaded, the first one
+     scrolled into view for a screenshot;
+  4. served over HTTP (as on GitHub Pages), search finds a lesson.
+It saves a screenshot of each explorer and of that lesson's figure in --screenshots
+(scripts/site.sh --screenshots copies them into site/screenshots/ for site/README.md).
 """
 import argparse
 import csv
@@ -19,6 +21,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 
 from selenium import webdriver
@@ -128,12 +131,16 @@ def set_custom(driver, prefix, elem, stride, offset):
 
 def h200_rate(lesson, kernel):
     """The rate the committed H200 run (results/h200/results.csv, what the site is built from by
-    default) gives a kernel, as the explorer prints it: one decimal."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "h200", "results.csv")
+    default) gives a kernel, as the READMEs and the explorer print it: one decimal, as the lesson
+    printed it (scripts/quote_results.py), not the CSV's float formatted again."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    path = os.path.join(root, "results", "h200", "results.csv")
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    import quote_results
     with open(path, newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             if row["lesson"] == lesson and row["kernel"] == kernel:
-                return f"{float(row['rate']):.1f}"
+                return quote_results.Sources(root).figure("h200", row, "rate", 1).text
     fail(f"no {lesson} / {kernel} row in {path}")
     return "(none)"
 
@@ -223,12 +230,62 @@ def check_banks(driver, site, native, shots):
     Select(driver.find_element(By.ID, "bank-pattern")).select_by_visible_text("tile32x32_column (4-byte)")
     if "counted 32 wavefront" not in text(driver, "bank-measured"):
         fail("bank explorer: the H200's Nsight Compute count is not shown beside tile32x32_column")
+    rate = h200_rate("06_bank_conflicts", "tiled 32x32 unpadded")  # the console's 1622.9, not 1623.0
+    if f"ran at {rate} GB/s" not in text(driver, "bank-measured"):
+        fail(f"bank explorer: the transpose of tile32x32_column is not shown at {rate} GB/s, as lesson 06 printed it")
     for message in console_errors(driver):
         fail(f"bank explorer: console: {message}")
     driver.save_screenshot(os.path.join(shots, "banks.png"))
 
 
-# ---------------------------------------------------------------- 3. search, over HTTP
+# ---------------------------------------------------------------- 3. a lesson's idea figure
+FIGURES_JS = """
+return [...document.querySelectorAll('article img')].filter(i => /\\/figures\\/[^\\/]+\\.svg$/.test(i.src)).map(
+  i => [i.src, i.alt, i.complete && i.naturalWidth > 0, i.getBoundingClientRect().width]);
+"""
+IN_VIEW_JS = """
+const r = arguments[0].getBoundingClientRect();
+return r.top >= 0 && r.bottom <= window.innerHeight && r.width > 0 && r.height > 0;
+"""
+
+
+def check_lesson_figure(driver, site, shots, lessons=("02_shared_transpose", "06_bank_conflicts")):
+    """The first lesson of `lessons` whose page has idea figures (else any lesson's): every figure
+    loaded (naturalWidth > 0) and drawn at a readable width; a screenshot with the first one in view."""
+    folder = os.path.join(site, "lessons")
+    pages = [os.path.join(folder, l, "index.html") for l in lessons] + \
+        sorted(os.path.join(folder, d, "index.html") for d in os.listdir(folder) if d[:2].isdigit())
+    for page in dict.fromkeys(p for p in pages if os.path.isfile(p)):
+        driver.get("file://" + page)
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        figures = driver.execute_script(FIGURES_JS)
+        if figures:
+            break
+    else:
+        fail("no lesson page shows an idea figure (an image of the lesson's figures/*.svg)")
+        return
+    rel = os.path.relpath(page, site)
+    for src, alt, loaded, width in figures:
+        print(f"{rel}: figure {os.path.basename(src)}: loaded {loaded}, {width:.0f} px wide")
+        if not loaded:
+            fail(f"{rel}: the figure {src} did not load (naturalWidth 0)")
+        elif width < 300:
+            fail(f"{rel}: the figure {src} is drawn {width:.0f} px wide, too small to read")
+        if len(alt.split()) < 6:
+            fail(f"{rel}: the figure {src} has no alt text that says what it shows")
+    first = next(e for e in driver.find_elements(By.CSS_SELECTOR, "article img") if "/figures/" in e.get_attribute("src"))
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", first)
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script(IN_VIEW_JS, first))
+    time.sleep(1)  # the theme's header swaps its title as the page scrolls: let it settle
+    if not driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0;", first):
+        fail(f"{rel}: the first figure is not loaded when scrolled into view")
+    for message in console_errors(driver):
+        fail(f"{rel}: console: {message}")
+    driver.save_screenshot(os.path.join(shots, "lesson_figure.png"))
+    print(f"screenshot: {rel} with {os.path.basename(first.get_attribute('src'))} in view")
+
+
+# ---------------------------------------------------------------- 4. search, over HTTP
 def check_search(driver, site):
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -275,6 +332,7 @@ def main():
         check_pages(driver, site)
         check_sectors(driver, site, native, args.screenshots)
         check_banks(driver, site, native, args.screenshots)
+        check_lesson_figure(driver, site, args.screenshots)
         check_search(driver, site)
     finally:
         driver.quit()

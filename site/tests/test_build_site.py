@@ -2,6 +2,8 @@
 """site.build_refuses_bad_links: build_site.py must stop, naming the page and the link, when a
 README links to a file or a folder that is not there, instead of building a site with a dead link.
 Each case is a small fake course (the pages the site always holds, one of them with the bad link).
+Also: a self-check's folded answers (<details> inside a numbered list) become blocks MkDocs folds
+and renders (fold_details), as GitHub shows them.
 
     test_build_site.py <build_site.py> <scratch folder>
 """
@@ -17,7 +19,44 @@ CASES = [  # (link in lessons/01_a/README.md, what the error must say)
     ("[a folder](../../scripts/)", "lessons/01_a/README.md: link ../../scripts/ is a folder without a README.md"),
     ("![a chart](../../results/h200/plots/none.png)", "link ../../results/h200/plots/none.png points at nothing"),
     ("[out](../../../elsewhere.md)", "leaves the repository"),
+    ("![a figure of the idea](figures/none.svg)", "link figures/none.svg points at nothing"),
+    ("[notes](notes.md)", "link notes.md points at nothing"),
 ]
+
+CHECK_YOURSELF = """## Check yourself
+
+1. Predict how many wavefronts?
+   <details><summary>Answer</summary>
+
+   Two: lanes `l` and `l + 16` share a bank.
+   </details>
+2. One line?
+   <details><summary>Answer</summary>Thirty-two.</details>
+
+<details><summary>Hint 1</summary>
+
+Look at the *launcher*.
+</details>
+"""
+
+
+def check_fold(build_site):
+    import importlib.util
+    import markdown
+    spec = importlib.util.spec_from_file_location("build_site", build_site)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    html = markdown.markdown("\n".join(module.fold_details(CHECK_YOURSELF.split("\n"))),
+                             extensions=["md_in_html", "pymdownx.details"])
+    want = ['<details class="question">\n<summary>Answer</summary>\n<p>Two: lanes <code>l</code> and <code>l + 16</code> share a bank.</p>\n</details>\n</li>',
+            '<details class="question">\n<summary>Answer</summary>\n<p>Thirty-two.</p>\n</details>\n</li>\n</ol>',
+            '<details class="question">\n<summary>Hint 1</summary>\n<p>Look at the <em>launcher</em>.</p>\n</details>']
+    missing = [w for w in want if w not in html]
+    if html.count("<li>") != 2 or missing or "&lt;" in html:
+        print(f"FAIL: folded answers render as\n{html}\nmissing: {missing}")
+        return 1
+    print("ok: folded answers in a numbered list render as folded blocks, the list unbroken")
+    return 0
 
 
 def main(build_site, scratch):
@@ -40,9 +79,10 @@ def main(build_site, scratch):
         ok = r.returncode == 1 and expected in r.stderr and not os.path.exists(os.path.join(root, "html", "index.html"))
         print(f"{'ok' if ok else 'FAIL'}: {link} -> exit {r.returncode}: {r.stderr.strip()}")
         failures += not ok
+    failures += check_fold(build_site)
     if failures:
         return 1
-    print(f"OK: build_site.py refused all {len(CASES)} bad links")
+    print(f"OK: build_site.py refused all {len(CASES)} bad links; folded answers render")
     return 0
 
 

@@ -266,5 +266,136 @@ class QuoteResultsTest(unittest.TestCase):
         self.assertIn("without its '<!-- /q -->'", err)
 
 
+def lesson_output(lesson, problem, runs, ceiling=0):
+    """A lesson's CSV rows and console table for (kernel, ms, rate) runs given as the doubles the
+    lesson measured, written as the lesson writes them (common/host.cpp): the CSV with the stream's
+    6 significant digits, the console with %.4f, %.1f and %.1f%%."""
+    top = runs[ceiling][2]
+    width = max(6, max(len(k) for k, _, _ in runs))
+    rows, table = [], [f"=== {lesson} ===", "", problem,
+                       "  %-*s  %10s  %10s  %11s  %s" % (width, "kernel", "ms", "GB/s", "% ceiling", "check")]
+    for i, (kernel, ms, rate) in enumerate(runs):
+        pct = 100.0 * rate / top
+        rows.append(f'{lesson},"GPU A (sm_90, CUDA 13.0)",{problem},{kernel},{ms:g},{rate:g},GB/s,{pct:g},ok\n')
+        table.append("  %-*s  %10.4f  %10.1f  %11s  %s" % (width, kernel, ms, rate, "%.1f%%%s" % (pct, "*" if i == ceiling else ""),
+                                                          "ok (rel err 1.0e-07)"))
+    table.append("  (* the ceiling, measured in this run)")
+    return "".join(rows), "\n".join(table) + "\n"
+
+
+# The H200's lesson 06 and the H100's lesson 01 as measured: the CSV keeps 1622.95 and 2887.15 (six
+# significant digits), the console printed 1622.9 and 2887.1; 2494.75 printed 2494.8.
+HALVES = [("cudaMemcpy device-to-device", 0.18602, 2887.1499996),
+          ("tiled 32x32 unpadded", 0.3308, 1622.9499981),
+          ("tiled 32x33 padded", 0.2152, 2494.7500032),
+          ("copy one float", 5.51, 97.8500001),
+          ("slow", 184.98761, 1139.09)]  # 39.4538...% of the ceiling: prints 39.5%, to 0 decimals 39
+
+
+class NoDoubleRounding(unittest.TestCase):
+    """A figure quoted from the CSV shows what the lesson printed for it, at the same decimals, even
+    where the CSV's own text lies on a half (1622.95): one page never shows 1622.9 in its console
+    block and 1623.0 in its text."""
+
+    def setUp(self):
+        self.repo = Repo()
+        rows, table = lesson_output("06_demo", "8192 x 8192 fp32 transpose", HALVES)
+        self.repo.write("results/gpua/results.csv", CSV + rows)
+        self.repo.write("results/gpua/lessons.txt", LOG + table)
+        os.makedirs(os.path.join(self.repo.root, "lessons", "06_demo"))
+
+    def tearDown(self):
+        self.repo.close()
+
+    def fill(self, text):
+        self.repo.write("README.md", text)
+        rc, out, err = self.repo.run()
+        self.assertEqual(rc, 0, err)
+        return self.repo.read("README.md")
+
+    def test_a_figure_on_a_half_shows_what_the_console_printed(self):
+        text = self.fill("<!-- q-begin: rows(\"gpua/lessons.txt\", \"06_demo\", [\"tiled 32x32 unpadded\"]) -->\n"
+                         "<!-- q-end -->\n"
+                         "it reaches " + marker('rate("gpua", "06", "tiled 32x32 unpadded")') + " GB/s, "
+                         "padded " + marker('rate("gpua", "06", "tiled 32x33 padded")') + " GB/s, the copy "
+                         + marker('rate("gpua", "06", "cudaMemcpy device-to-device")') + " GB/s\n")
+        self.assertIn("1622.9        56.2%", text)  # the console's line, copied
+        self.assertIn("-->1622.9<!-- /q --> GB/s", text)  # not 1623.0, rounded from the CSV's 1622.95
+        self.assertIn("-->2494.8<!-- /q --> GB/s", text)  # 2494.75 printed 2494.8: a half goes either way
+        self.assertIn("-->2887.1<!-- /q --> GB/s", text)  # not 2887.2
+
+    def test_smallest_largest_f_and_rounded_keep_the_printed_figure(self):
+        text = self.fill(marker('smallest(rate("gpua", "06", "cudaMemcpy device-to-device"), rate("gpua", "06", "tiled 32x33 padded"))')
+                         + " " + marker('f(rate("gpua", "06", "copy one float"), ".1f")')  # the float is 97.8499...
+                         + " " + marker('rate("gpua", "06", "copy one float")')
+                         + " " + marker('rounded(pct("gpua", "06", "slow"), 0)')
+                         + " " + marker('rounded(rate("gpua", "06", "cudaMemcpy device-to-device"), 0)') + "\n")
+        self.assertEqual(text, "".join(marker(e, v) + s for e, v, s in [
+            ('smallest(rate("gpua", "06", "cudaMemcpy device-to-device"), rate("gpua", "06", "tiled 32x33 padded"))', "2494.8", " "),
+            ('f(rate("gpua", "06", "copy one float"), ".1f")', "97.9", " "),
+            ('rate("gpua", "06", "copy one float")', "97.9", " "),
+            ('rounded(pct("gpua", "06", "slow"), 0)', "39", " "),
+            ('rounded(rate("gpua", "06", "cudaMemcpy device-to-device"), 0)', "2887", "\n")]))
+
+    def test_rounded_starts_from_the_csv_not_from_the_shown_figure(self):
+        # 39.4538% shows as 39.5%; to 0 decimals it is 39, where rounding the shown 39.5 gives 40.
+        text = self.fill(marker('pct("gpua", "06", "slow")') + " " + marker('rounded(pct("gpua", "06", "slow"), 0)') + "\n")
+        self.assertIn("-->39.5%<!-- /q --> ", text)
+        self.assertIn("-->39<!-- /q -->", text)
+
+    def test_ms_to_the_consoles_decimals_takes_the_consoles_text(self):
+        # The CSV keeps 184.988 (six digits); the console printed 184.9876: four decimals come from there.
+        text = self.fill(marker('ms("gpua", "06", "slow", d=4)') + " " + marker('ms("gpua", "06", "slow", d=1)') + "\n")
+        self.assertIn("-->184.9876<!-- /q --> ", text)
+        self.assertIn("-->185.0<!-- /q -->", text)
+
+    def test_summary_shows_what_the_console_printed(self):
+        text = self.fill("<!-- q-begin: summary(\"gpua\") -->\n<!-- q-end -->\n")
+        self.assertIn("| 06_demo | ceiling: cudaMemcpy device-to-device | 2887.1 GB/s |", text)
+
+    def test_without_the_consoles_line_a_half_rounds_up(self):
+        self.repo.write("results/gpua/lessons.txt", LOG)  # no table of 06_demo
+        self.assertIn("-->1623.0<!-- /q -->", self.fill(marker('rate("gpua", "06", "tiled 32x32 unpadded")') + "\n"))
+        # A console line that is not this CSV's (another run's: 1500.0) is not used.
+        rows, table = lesson_output("06_demo", "8192 x 8192 fp32 transpose",
+                                    [r if r[0] != "tiled 32x32 unpadded" else (r[0], 0.3308, 1500.0) for r in HALVES])
+        self.repo.write("results/gpua/lessons.txt", LOG + table)
+        self.assertIn("-->1623.0<!-- /q -->", self.fill(marker('rate("gpua", "06", "tiled 32x32 unpadded")') + "\n"))
+
+    def test_every_figure_matches_the_console_at_its_decimals(self):
+        import random
+        rng = random.Random(32)
+        runs = [("ceiling", 0.2, 3000.0 + rng.random())]
+        for i in range(300):
+            # Half of them a hair off a half at the console's decimals, where the CSV's text is on it.
+            rate = rng.randint(1, 4000) + (0.05 + rng.choice([-1, 1]) * rng.random() * 4e-7 if i % 2 else rng.random())
+            ms = rng.randint(0, 200) + (0.00005 + rng.choice([-1, 1]) * rng.random() * 4e-10 if i % 3 else rng.random())
+            runs.append((f"kernel {i}", ms, rate))
+        rows, table = lesson_output("06_demo", "a sweep", runs)
+        self.repo.write("results/gpua/results.csv", CSV + rows)
+        self.repo.write("results/gpua/lessons.txt", LOG + table)
+        sources = qr.Sources(self.repo.root)
+        halves = 0
+        for kernel, ms, rate in runs:
+            console = next(line for line in table.split("\n") if line.startswith(f"  {kernel}  "))
+            printed = console.split()[len(kernel.split()):len(kernel.split()) + 3]
+            halves += sources.row("gpua", "06", kernel)["rate"].endswith("5") and rate > 1000
+            with self.subTest(kernel=kernel, ms=ms, rate=rate):
+                self.assertEqual(sources.ms("gpua", "06", kernel, d=4).text, printed[0])
+                self.assertEqual(sources.rate("gpua", "06", kernel).text, printed[1])
+                self.assertEqual(sources.pct("gpua", "06", kernel).text, printed[2].rstrip("*"))
+        self.assertGreater(halves, 100)  # the test does test the halves
+
+    def test_to_decimals(self):
+        self.assertEqual(qr.to_decimals(["1622.95", "1622.9"], 1), "1622.9")
+        self.assertEqual(qr.to_decimals(["1622.95"], 1), "1623.0")  # nothing else known: half up
+        self.assertEqual(qr.to_decimals(["1622.94", "1622.9"], 1), "1622.9")
+        self.assertEqual(qr.to_decimals(["39.4538", "39.5"], 0), "39")
+        self.assertEqual(qr.to_decimals(["12.25", "12.2"], 1), "12.2")  # an exact half printed half-even
+        self.assertTrue(qr.on_half("2887.15", 1))
+        self.assertFalse(qr.on_half("2887.15", 2))
+        self.assertFalse(qr.on_half("2887.151", 1))
+
+
 if __name__ == "__main__":
     unittest.main()
