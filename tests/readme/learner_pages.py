@@ -142,6 +142,9 @@ def check_yourself_test(path):
         self.assertLessEqual(questions, 5, f"{rel(path)}: 'Check yourself' has {questions} folded answers; 3 to 5")
         self.assertEqual(questions, len(re.findall(r"</details>", part)), f"{rel(path)}: a <details> is not closed")
         self.assertRegex(part, r"(?i)predict", f"{rel(path)}: no question asks for a prediction the code can confirm")
+        # GitHub renders Markdown inside <details> only after a blank line that follows </summary>.
+        unrendered = re.findall(r"</summary>[ \t]*\S.*|</summary>[ \t]*\n[ \t]*\S.*", part)
+        self.assertEqual(unrendered, [], f"{rel(path)}: put a blank line after </summary> so the answer renders")
     return t
 
 
