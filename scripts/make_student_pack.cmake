@@ -1,5 +1,5 @@
 # make_student_pack.cmake — the course without its solutions, as one archive for students:
-# the exercises, every lesson's README (made for the pack, see below) and check, common/ and harness/, the CMake
+# the exercises, every lesson's README (made for the pack, see below) and check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
 # quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
 # harness/, and the evidence readers grading/static_evidence.py and evidence.py with each lesson's rubric.json that
