@@ -118,7 +118,7 @@ from .lessons import LessonListError, check_hidden_shapes, course_lessons
 from .names import quote_output, shorten, visible
 
 ME = "grade.sh"
-# The doctest option that leaves out the `speed: <id>` test cases (common/check_main.hpp): in the
+# The doctest option that leaves out the `speed: <id>` test cases (harness/check_main.hpp): in the
 # sanitizers' runs (a large size timed many times, under a sanitizer, would prove nothing more) and
 # in runner and judge with --no-performance.
 SKIP_SPEED = "--test-case-exclude=speed: *"
@@ -789,8 +789,8 @@ class Grader:
         print("%s: building the course and its judges once (log: %s)" % (ME, log), flush=True)
         os.makedirs(self.work, exist_ok=True)
         ok = self.wait_popen(self.popen_log(["cmake", "-S", self.repo, "-B", common] + self.config, log)) == 0
-        ok = ok and self.wait_popen(self.popen_log(["cmake", "--build", common, "--target", "course_common", "course_grading",
-                                                    "course_test_main", "common_check"], log, append=True)) == 0
+        ok = ok and self.wait_popen(self.popen_log(["cmake", "--build", common, "--target", "course_common", "course_harness",
+                                                    "course_harness_main", "common_check"], log, append=True)) == 0
         if not ok:
             self.tail(log)
             self.die(1, "could not build the course's common/ (see %s); nothing graded" % log)
@@ -815,7 +815,7 @@ class Grader:
         if o.memcheck and not o.host_only and not o.sanitize and shutil.which("compute-sanitizer") is None:
             self.die(1, "the memcheck subset needs compute-sanitizer (part of the CUDA toolkit) on PATH; "
                         "or grade without it with --no-memcheck (nothing graded)")
-        targets = ["course_common", "course_grading", "course_test_main", "common_check"] + ["%s_check" % l for l in sorted({c.lesson for c in todo})]
+        targets = ["course_common", "course_harness", "course_harness_main", "common_check"] + ["%s_check" % l for l in sorted({c.lesson for c in todo})]
         self.judges = {}
 
         def build_judges():
@@ -825,7 +825,7 @@ class Grader:
         self.judges_thread.start()
         self.prebuilt = os.path.join(self.work, "prebuilt")
         os.makedirs(self.prebuilt, exist_ok=True)
-        for lib in ("libcourse_common.a", "libcourse_grading.a", "libcourse_test_main.a"):
+        for lib in ("libcourse_common.a", "libcourse_harness.a", "libcourse_harness_main.a"):
             shutil.copy(os.path.join(common, lib), self.prebuilt)
         self.view = os.path.join(self.work, "course-view")
         if os.path.isdir(self.view):

@@ -56,7 +56,7 @@ while(TRUE)
     math(EXPR ${group}_passed "${${group}_passed} + 1")
   elseif(status STREQUAL "notrun" AND case MATCHES "<skipped message=\"SKIP_")  # SKIP_RETURN_CODE=77, or its regex
     math(EXPR ${group}_skipped "${${group}_skipped} + 1")
-    # The course's checks say why on a line "SKIPPED: <why>" (common/check_main.hpp).
+    # The course's checks say why on a line "SKIPPED: <why>" (harness/check_main.hpp).
     if(NOT ${group}_reason AND case MATCHES "SKIPPED: ([^\n<]*)")
       string(REGEX REPLACE "^[A-Za-z]+ test cases not run: " "" reason "${CMAKE_MATCH_1}")
       foreach(pair "&lt;:<" "&gt;:>" "&quot;:\"" "&apos;:'" "&amp;:&")

@@ -76,7 +76,7 @@ done
 dir_of() { case "$1" in *_going_further) echo "lessons/${1%_going_further}/going_further" ;; *) echo "lessons/$1" ;; esac; }
 # The selected lessons, companions and their checks (and, below, the OpenCL companion): not the
 # exercises or the site.
-targets=(--target common_check)
+targets=(--target common_check harness_check)
 for l in "${selected[@]}"; do targets+=("$l" "${l}_check"); done
 for l in "${selected[@]}"; do  # a companion's ncu.sh also profiles its lesson's program
   case "$l" in *_going_further) targets+=("${l%_going_further}") ;; esac
@@ -109,7 +109,7 @@ if [ $t4 -eq 1 ]; then
 fi
 
 # Checks: the GPU must be there (COURSE_REQUIRE_GPU turns a would-be skip into a failure).
-labels=$(IFS='|'; echo "${selected[*]}|common")
+labels=$(IFS='|'; echo "${selected[*]}|common|harness")
 if COURSE_REQUIRE_GPU=1 ctest --test-dir "$build" -L "^($labels)\$" --output-on-failure > "$out/ctest.txt" 2>&1; then
   note "checks: $(grep -E 'tests passed' "$out/ctest.txt")"
 else

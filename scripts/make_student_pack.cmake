@@ -3,7 +3,7 @@
 # they show (figures/) and its check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
 # quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
-# from grading/, and the evidence readers grading/static_evidence.py and evidence.py with each lesson's rubric.json that
+# harness/, and the evidence readers grading/static_evidence.py and evidence.py with each lesson's rubric.json that
 # scripts/exercises.sh shows), no profiler scripts (they run the lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
 # companion, lessons/05_tiled_matmul/going_further/, goes in whole but for its profiler script: it
 # has no exercise (reading past the lesson, no solution to hide), so its main.cu is packed and
@@ -25,8 +25,8 @@ set(stage "${stage_root}/${name}")
 file(REMOVE_RECURSE "${stage_root}")
 file(MAKE_DIRECTORY "${stage}/lessons" "${stage}/scripts" "${stage}/results/h200")
 
-file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/cmake" "${root}/common" "${root}/exercises"
-     DESTINATION "${stage}")
+file(COPY "${root}/CMakeLists.txt" "${root}/CMakePresets.json" "${root}/cmake" "${root}/common" "${root}/harness"
+     "${root}/exercises" DESTINATION "${stage}")
 # Each exercise as given, for `scripts/exercises.sh reset NN` (the pack has no lessons to make it from).
 file(GLOB given RELATIVE "${root}/exercises" "${root}/exercises/[0-9][0-9]_*/main.cu")
 foreach(file IN LISTS given)
@@ -35,10 +35,6 @@ foreach(file IN LISTS given)
 endforeach()
 file(COPY "${root}/scripts/exercises.sh" "${root}/scripts/run_lessons.cmake" DESTINATION "${stage}/scripts")
 file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts")  # the check workflow's closing line
-# The checks' harness in grading/ (its C++ half: the JSON verdict and the transcript seam the checks
-# link), never the grader itself; and the list of lessons CMakeLists.txt builds from.
-file(GLOB harness "${root}/grading/*.hpp" "${root}/grading/*.cpp")
-file(COPY ${harness} DESTINATION "${stage}/grading")
 # The evidence `scripts/exercises.sh check` prints, with each lesson's rubric.json below: the static
 # facts (grading/static_evidence.py reads the student's own binary), the counters
 # (grading/counters.py) and the speed beside the course solution's (grading/evidence.py judges the

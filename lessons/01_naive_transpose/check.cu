@@ -110,7 +110,7 @@ GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also fr
 }
 
 // The speed cases of lessons 01, 02, 03 and 06 make their input and every hash on the GPU
-// (common/speed.cuh): here, on small matrices, against the CPU definitions they stand for.
+// (harness/speed.cuh): here, on small matrices, against the CPU definitions they stand for.
 OWN_GPU_TEST_CASE("speed cases: the GPU's inputs, row hashes and transpose hashes are the CPU's") {
     for (const auto& shape : {std::pair{1, 1}, std::pair{37, 19}, std::pair{5, 64}, std::pair{64, 33}, std::pair{300, 257}}) {
         const int rows = shape.first, cols = shape.second;
@@ -150,7 +150,7 @@ OWN_GPU_TEST_CASE("speed cases: the GPU's inputs, row hashes and transpose hashe
     CHECK(course::device_row_hashes(nan, 4) != course::row_hashes(quiet, 4));
 }
 
-// Each exercise's naive transpose beside a copy of the same bytes (common/speed.cuh).
+// Each exercise's naive transpose beside a copy of the same bytes (harness/speed.cuh).
 GPU_TEST_CASE("speed: 01.strided_reads") {
     course::check_transpose_speed("01.strided_reads", "transpose_naive_strided_reads", launch_transpose_naive_strided_reads);
 }

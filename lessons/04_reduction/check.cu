@@ -17,7 +17,7 @@ namespace {
 const long long kSizes[] = {1, 31, 32, 33, 1023, 1025, 1 << 20, (1LL << 26) + 7};
 constexpr long long kLargest = (1LL << 26) + 7;
 
-/// kSizes, then the sizes an instructor added for grading (--hidden-shapes; see grading/transcript.hpp).
+/// kSizes, then the sizes an instructor added for grading (--hidden-shapes; see harness/transcript.hpp).
 std::vector<long long> sizes() {
     std::vector<long long> all(std::begin(kSizes), std::end(kSizes));
     for (const auto& s : course::hidden_shapes("04_reduction", 1, kLargest)) all.push_back(s[0]);
@@ -294,7 +294,7 @@ GPU_TEST_CASE("block_sum_tree: every thread of the block returns the block's tot
     }
 }
 
-// ---------------------------------------------------------------- speed (common/speed.cuh)
+// ---------------------------------------------------------------- speed (harness/speed.cuh)
 
 namespace {
 

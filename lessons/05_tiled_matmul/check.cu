@@ -18,7 +18,7 @@ namespace {
 const std::array<int, 3> kShapes[] = {{1, 1, 1},     {17, 33, 65},    {128, 128, 128},
                                       {257, 129, 511}, {131, 260, 36}, {1024, 768, 512}};
 
-/// kShapes, then the shapes an instructor added for grading (--hidden-shapes; see grading/transcript.hpp).
+/// kShapes, then the shapes an instructor added for grading (--hidden-shapes; see harness/transcript.hpp).
 std::vector<std::array<int, 3>> shapes() {
     std::vector<std::array<int, 3>> all(std::begin(kShapes), std::end(kShapes));
     for (const auto& s : course::hidden_shapes("05_tiled_matmul", 3, 2048)) all.push_back({int(s[0]), int(s[1]), int(s[2])});
@@ -390,7 +390,7 @@ GPU_TEST_CASE("every kernel is right when A, B or C does not start on a 16-byte 
     }
 }
 
-// ---------------------------------------------------------------- speed (common/speed.cuh)
+// ---------------------------------------------------------------- speed (harness/speed.cuh)
 
 namespace {
 

@@ -198,7 +198,7 @@ TEST_CASE("bank model, 8- and 16-byte accesses: half- and quarter-warp parts, tw
 }
 
 // The layouts (PaddedTile, SwizzledTile) are the student's work in the exercise: when grading, the
-// values computed from them come from the student's run (course::submitted; grading/transcript.hpp), and
+// values computed from them come from the student's run (course::submitted; harness/transcript.hpp), and
 // the bank model that judges them from the course's own code.
 TEST_CASE("tile column reads: 32x32 is 32-way; 32x33 and the XOR swizzle are conflict-free") {
     CHECK(wavefronts(course::submitted(scalar_tile_access<UnpaddedTile<32>>().drain), 4) == 32);

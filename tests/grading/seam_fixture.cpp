@@ -1,4 +1,4 @@
-// seam_fixture.cpp — the rule that keeps every check on the seam (common/testing.hpp): a device
+// seam_fixture.cpp — the rule that keeps every check on the seam (harness/testing.hpp): a device
 // test case that runs and hands nothing to course::submitted fails the run, naming itself, unless
 // it is declared the course's own. The device here is a stand-in that is always there ("--fake"),
 // so the rule is tested on a machine without a GPU; test_main.cpp applies it to the suite "gpu".

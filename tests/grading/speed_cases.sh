@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # speed_cases.sh OUT [--build DIR [--no-build]] [--rounds N] [--no-memcheck] [--deadline SECONDS] — on a machine
-# with a GPU: the checks' side of the speed evidence (common/speed.cuh), raw output under OUT.
+# with a GPU: the checks' side of the speed evidence (harness/speed.cuh), raw output under OUT.
 #   1. builds the six lesson checks and the six exercise checks (their stubs) in DIR (default
 #      build-speed; --no-build: DIR is built already);
 #   2. runs every lesson's `speed: ...` test cases N times (default 3), each run a process of its

@@ -1,6 +1,6 @@
 # speed_cases_test.cmake — every exercise region of a lesson's main.cu (EXERCISE BEGIN <id>) has
 # exactly one GPU test case `speed: <id>` in the lesson's check.cu, and check.cu has no other
-# (grading reads the speed evidence by exercise id; common/speed.cuh says what one measures).
+# (grading reads the speed evidence by exercise id; harness/speed.cuh says what one measures).
 #   cmake -DROOT=path/to/repository -P speed_cases_test.cmake
 file(STRINGS "${ROOT}/lessons/lessons.txt" lines REGEX "^[0-9][0-9]_[a-z0-9_]+")
 set(failures 0)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The two roles of a check (grading/transcript.hpp), on the course's own code: a lesson's check run
+# The two roles of a check (harness/transcript.hpp), on the course's own code: a lesson's check run
 # as the runner (--record) and then as the judge (--judge) of what it recorded, with a seed and
 # hidden shapes, must pass with no value missing; the same transcript with one byte changed, or cut
 # short, must fail. Without a GPU only the host test cases run (lesson 06 records host values;

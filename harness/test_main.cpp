@@ -7,9 +7,9 @@
 //                  (scripts/gpu_check.sh sets it, so a GPU run can never silently skip).
 //   check          everything; GPU test cases are left out, with a notice, if there is no GPU.
 // A GPU test case that runs and hands nothing to course::submitted fails the run, unless it is
-// declared the course's own (OWN_GPU_TEST_CASE, common/testing.hpp): graded, it would judge nothing.
+// declared the course's own (OWN_GPU_TEST_CASE, harness/testing.hpp): graded, it would judge nothing.
 // Any other argument goes to doctest (--test-case=..., --success, --help, ...). The policy itself
-// is common/check_main.hpp, shared with the OpenCL companion's check.
+// is harness/check_main.hpp, shared with the OpenCL companion's check.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "check_main.hpp"
 #include "device_info.cuh"

@@ -22,7 +22,7 @@
 // Both roles also take `--seed N` (mixed into every random input by course::seeded, drawn by the
 // grader at grading time) and `--hidden-shapes FILE` (an instructor's extra shapes, see hidden_shapes()).
 // This is the checks' side of grading: the lessons and the helpers they include (common/) never
-// include it; a check reaches it through common/testing.hpp.
+// include it; a check reaches it through harness/testing.hpp.
 #pragma once
 
 #include <array>
@@ -122,7 +122,7 @@ T submitted(T value) {
     }
 }
 
-/// What course::speed reports beside the two times (common/speed.cuh fills it).
+/// What course::speed reports beside the two times (harness/speed.cuh fills it).
 struct SpeedDetails {
     std::uint32_t runs = 0;  // timed runs of each, after the warm-up
     double spread = 0;       // (slowest - fastest) / median of the kernel's runs

@@ -9,12 +9,12 @@
 //   check            everything; the suite is left out, with a notice, if there is no device.
 // Any other argument goes to doctest (--test-case=..., --success, --help, ...).
 //
-// Grading (grading/README.md; grading/transcript.hpp says how the two roles work):
+// Grading (grading/README.md; harness/transcript.hpp says how the two roles work):
 //   --record FILE          the runner: record every value the submission hands back in FILE
 //   --judge FILE           the judge: judge the values recorded in FILE instead of its own
 //   --seed N               mix N (0 to 2^32-1) into every random input
 //   --hidden-shapes FILE   an instructor's extra shapes (transcript.hpp: hidden_shapes)
-//   --verdict FILE         write the result of every test case as JSON (grading/verdict.hpp)
+//   --verdict FILE         write the result of every test case as JSON (harness/verdict.hpp)
 //   --small                the memcheck subset: shapes of at most 2^20 elements, no `speed: ...` test case,
 //                          none of the course's own (OWN_GPU_TEST_CASE: they judge nothing of a submission)
 //                          (give it to runner and judge alike; transcript.hpp: small_run)
@@ -53,7 +53,7 @@ struct DeviceSuite {
     bool must_submit = false;
 };
 
-/// The test cases' results as the judge's verdict reports them (grading/verdict.hpp), collected in
+/// The test cases' results as the judge's verdict reports them (harness/verdict.hpp), collected in
 /// every run (it is cheap) and written when --verdict FILE is given.
 struct VerdictState {
     std::string path;          // --verdict FILE; empty: no file
@@ -244,7 +244,7 @@ int run_checks(int argc, char** argv, const DeviceSuite& s, Reason unavailable_r
         if (s.must_submit && transcript::role() == transcript::Role::Plain) {
             for (const std::string& name : verdict_state().submitted_nothing) {
                 std::printf("FAILED: %s test case \"%s\" handed nothing to course::submitted: graded, it would judge "
-                            "none of the submission's values (common/testing.hpp)\n", s.what, name.c_str());
+                            "none of the submission's values (harness/testing.hpp)\n", s.what, name.c_str());
                 rc = rc == 0 ? 1 : rc;
             }
         }

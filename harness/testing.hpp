@@ -1,11 +1,11 @@
 // testing.hpp — what a lesson's doctest check includes: doctest, and the two things a check does
-// for grading (grading/transcript.hpp says how grading works):
+// for grading (harness/transcript.hpp says how grading works):
 //   * every value the code under test computed goes through course::submitted before the check
 //     compares it: `course::compare_exact(course::submitted(out.to_host()), expected, cols)`.
 //     A graded check then judges the submission's value, recorded where it ran;
 //   * every random input is drawn with course::seeded(seed), which mixes in the grader's seed.
 // Outside grading neither changes anything.
-// Each exercise also has a test case `speed: <id>` (common/speed.cuh) that times the exercise's
+// Each exercise also has a test case `speed: <id>` (harness/speed.cuh) that times the exercise's
 // kernel beside the lesson's ceiling and reports both with course::speed (transcript.hpp); under
 // --small those are left out, and every GPU test case skips its shapes where course::skip_shape(n).
 //

@@ -95,7 +95,7 @@ Timing time_speed(Launch&& launch) {
     return time_gpu(launch, kSpeedWarmup, kSpeedRuns);
 }
 
-/// The one report of a speed case (course::speed, grading/transcript.hpp), on this GPU.
+/// The one report of a speed case (course::speed, harness/transcript.hpp), on this GPU.
 inline void report_speed(const std::string& exercise, const std::string& kernel, const Timing& k,
                          const std::string& ceiling, const Timing& c, const std::string& shape) {
     SpeedDetails d;
@@ -107,7 +107,7 @@ inline void report_speed(const std::string& exercise, const std::string& kernel,
     speed(exercise, kernel, k.median_ms, ceiling, c.median_ms, d);
 }
 
-#ifdef __CUDACC__  // (common/check.cpp, a host-only test, includes this file for the CPU functions above)
+#ifdef __CUDACC__  // (harness/check.cpp, a host-only test, includes this file for the CPU functions above)
 
 // ---------------------------------------------------------------- on the GPU: inputs and hashes
 // The course's own kernels, kept plain: one thread per element, or per hashed row or column. The
