@@ -743,26 +743,6 @@ class Grader:
               % (ME, self.out, self.out, self.out, self.out))
         return status
 
-    def popen_log(self, cmd, log, env=None, append=False):
-        """A trusted build step (the course, its judges), its output to LOG; killed with the run."""
-        with open(log, "ab" if append else "wb") as f:
-            p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=env,
-                                 start_new_session=True)
-        with run._registry_lock:
-            run._registry.add(p)
-        return p
-
-    def wait_popen(self, p):
-        while True:
-            try:
-                rc = p.wait(timeout=0.5)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        with run._registry_lock:
-            run._registry.discard(p)
-        return rc
-
     def tail(self, path, n=20):
         try:
             with open(path, "rb") as f:
@@ -788,8 +768,8 @@ class Grader:
         self.t_common = time.monotonic()
         print("%s: building the course and its judges once (log: %s)" % (ME, log), flush=True)
         os.makedirs(self.work, exist_ok=True)
-        ok = self.wait_popen(self.popen_log(["cmake", "-S", self.repo, "-B", common] + self.config, log)) == 0
-        ok = ok and self.wait_popen(self.popen_log(["cmake", "--build", common, "--target", "course_common", "course_grading",
+        ok = run.wait_logged(run.spawn_logged(["cmake", "-S", self.repo, "-B", common] + self.config, log)) == 0
+        ok = ok and run.wait_logged(run.spawn_logged(["cmake", "--build", common, "--target", "course_common", "course_grading",
                                                     "course_test_main", "common_check"], log, append=True)) == 0
         if not ok:
             self.tail(log)
@@ -819,8 +799,8 @@ class Grader:
         self.judges = {}
 
         def build_judges():
-            p = self.popen_log(["cmake", "--build", common, "--target"] + targets, log, append=True)
-            self.judges["rc"] = self.wait_popen(p)
+            p = run.spawn_logged(["cmake", "--build", common, "--target"] + targets, log, append=True)
+            self.judges["rc"] = run.wait_logged(p)
         self.judges_thread = threading.Thread(target=build_judges, daemon=True)
         self.judges_thread.start()
         self.prebuilt = os.path.join(self.work, "prebuilt")
@@ -832,10 +812,10 @@ class Grader:
             shutil.rmtree(self.view)
         tgz = os.path.join(self.work, "course-view.tar.gz")
         vlog = os.path.join(self.work, "course-view.log")
-        ok = self.wait_popen(self.popen_log(["cmake", "-DOUT=" + tgz, "-P", os.path.join(self.repo, "scripts", "make_student_pack.cmake")], vlog)) == 0
+        ok = run.wait_logged(run.spawn_logged(["cmake", "-DOUT=" + tgz, "-P", os.path.join(self.repo, "scripts", "make_student_pack.cmake")], vlog)) == 0
         if ok:
             os.makedirs(self.view)
-            ok = self.wait_popen(self.popen_log(["tar", "-xzf", tgz, "-C", self.view, "--strip-components=1"], vlog, append=True)) == 0
+            ok = run.wait_logged(run.spawn_logged(["tar", "-xzf", tgz, "-C", self.view, "--strip-components=1"], vlog, append=True)) == 0
         if not ok:
             self.tail(vlog, 1000)
             self.die(1, "could not make the course view for the sandbox (see %s); nothing graded" % vlog)
@@ -859,9 +839,6 @@ class Grader:
             hide=sandbox.hide_list([self.repo, self.submissions, self.out, "/root", "/home"]),
             view=self.view, prebuilt=self.prebuilt, extra_ro=sandbox.prefix_dirs(o.cmake_defs),
             hidden=o.hidden, env={v: os.environ[v] for v in sandbox.PASSENV if os.environ.get(v)})
-        for d in list(self.sbcfg.dev_nodes):
-            if os.path.isdir(d):  # (/dev/nvidia-caps is a folder; it is bound as one)
-                pass
         self.hidden_arg = []
         if o.hidden:
             self.hidden_arg = ["--hidden-shapes", o.hidden if o.no_sandbox else "/hidden-shapes.txt"]
@@ -1287,16 +1264,8 @@ class Grader:
                 lines = f.read(8 << 20).decode("utf-8", "replace").splitlines()
         except OSError:
             lines = []
-        def strip_args(w):  # "transpose_tiled<(int)32>(const float *, int)" -> "transpose_tiled<(int)32>"
-            w = w[5:] if w.startswith("void ") else w
-            if not w.endswith(")"):
-                return w
-            depth = 0
-            for i in range(len(w) - 1, -1, -1):
-                depth += {")": 1, "(": -1}.get(w[i], 0)
-                if depth == 0:
-                    return w[:i]
-            return w
+        def strip_args(w):  # "void transpose_tiled<(int)32>(const float *, int)" -> "transpose_tiled<(int)32>"
+            return static_evidence.short_name(w[5:] if w.startswith("void ") else w)
         if tool == "racecheck":
             where = [re.sub(r"\+0x[0-9a-f]+.*$", "", l.split(" access at ", 1)[1]) for l in lines
                      if "Race reported between" in l and " access at " in l]

@@ -128,6 +128,32 @@ def kill_everything():
             pass
 
 
+def spawn_logged(cmd, log_path, env=None, append=False):
+    """A trusted step (a build of the course, its judges), started in a session of its own with its
+    output to LOG_PATH (appended with APPEND); killed with the run (kill_everything). End it with
+    wait_logged."""
+    with open(log_path, "ab" if append else "wb") as f:
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=env,
+                             start_new_session=True)
+    with _registry_lock:
+        _registry.add(p)
+    return p
+
+
+def wait_logged(p):
+    """The exit code of a step spawn_logged started, once it ended (waited for in short naps, so
+    that a signal reaches the grader meanwhile)."""
+    while True:
+        try:
+            rc = p.wait(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    with _registry_lock:
+        _registry.discard(p)
+    return rc
+
+
 def _pump(src, log_path, cap, result):
     kept = 0
     with open(log_path, "wb") as log:
