@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Hardware counters of an exercise's kernels, read by Nsight Compute and judged by its rubric.
+Run from the course's root as `python3 -m grading.counters ...` (grading/ is a package).
 
     counters.py measure CHECK --rubric RUBRIC [--json] [--timeout S] [--save DIR] [--values FILE] [--full] [--ncu PATH]
         runs CHECK (a lesson's check binary, e.g. build/02_shared_transpose_check) under ncu, once
@@ -63,8 +64,7 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import static_evidence  # noqa: E402
+from . import static_evidence
 
 # ---------------------------------------------------------------- metrics and their words
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Performance evidence of one cell (or one student's run), judged by the lesson's rubric.
+Run from the course's root as `python3 -m grading.evidence ...` (grading/ is a package).
 
     evidence.py judge RUBRIC VERDICT.json [--binary B | --dumps DIR] [--counters FILE] [--strict]
                                             every rule: met, short or not measured (JSON)
@@ -46,8 +47,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import static_evidence as se  # noqa: E402
+from . import static_evidence as se
 
 MAX_RATIO = 2.0          # above it a ratio is implausible
 MIN_CEILING_SHARE = 0.5  # a submission's time under this share of its ceiling's is implausible

@@ -116,9 +116,7 @@ class Evidence(unittest.TestCase):
         cell.dir, cell.lesson = tmp, "04_reduction"
         g.cells = [cell]
         g.load_rubrics()
-        sys.path.insert(0, os.path.join(REPO, "grading"))
-        import evidence as ev
-        cell.static = ev.static_facts(dumps=os.path.join(REPO, "tests", "evidence", "recorded", "04_no_fence"))
+        cell.static = cli.evidence.static_facts(dumps=os.path.join(REPO, "tests", "evidence", "recorded", "04_no_fence"))
         grade = cli.judge.Grade(passed=3, total=3)
         grade.evidence = [{"exercise": "04.tree", "submission": {"ms": 1.0, "ceiling_ms": 0.9}, "solution": {"ms": 1.0, "ceiling_ms": 1.0}},
                           {"exercise": "04.shuffle", "submission": None, "solution": {"ms": 1.0, "ceiling_ms": 1.0}},

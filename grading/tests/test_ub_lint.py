@@ -13,9 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "grading"))
-from grading import cli, ub_lint  # noqa: E402
-import mutants  # noqa: E402
+from grading import cli, mutants, ub_lint  # noqa: E402
 
 LESSONS = mutants.lessons(ROOT)
 HAVE_GXX = shutil.which("g++") is not None
