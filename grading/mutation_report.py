@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The bookkeeping of scripts/mutation_run.sh, kept here so that it is tested without a GPU
-Run from the course's root as `python3 -m grading.mutation_report ...` (grading/ is a package).
 (tests/evidence/test_mutation_report.py).
+Run from the course's root as `python3 -m grading.mutation_report ...` (grading/ is a package).
 
     mutation_report.py write ROOT SRC IDS          each mutant of IDS (one id a line) as SRC/mutants/mutNNN/main.cu,
                                                    a CMake target for each (SRC/mutants/targets.cmake, included
