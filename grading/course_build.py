@@ -109,7 +109,7 @@ def wait_judges(course: Course) -> int:
 
 def _open_to_cells(top: str) -> None:
     """Every folder and file under TOP readable by the cells' users (and runnable where it was)."""
-    for root, dirs, files in os.walk(top):
+    for root, _dirs, files in os.walk(top):
         os.chmod(root, 0o755)
         for n in files:
             p = os.path.join(root, n)

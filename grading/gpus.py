@@ -1,5 +1,4 @@
 """The GPUs, as nvidia-smi (read outside every sandbox) lists them."""
-import os
 import re
 import subprocess
 import time

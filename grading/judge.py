@@ -9,6 +9,7 @@ reported apart and never counted. One of those failing is the course's or the gr
 import json
 import os
 from dataclasses import dataclass, field
+from typing import Optional
 
 MAX_VERDICT_BYTES = 4 << 20
 
@@ -27,7 +28,7 @@ class Grade:
     inconsistent: int = 0
     first_failure: str = ""    # of a counted test case
     course_failures: list = field(default_factory=list)  # names of course test cases that failed
-    evidence: list = None      # the verdict's "evidence" (speed of each exercise; grading/evidence.py reads it)
+    evidence: Optional[list] = None  # the verdict's "evidence" (speed of each exercise; grading/evidence.py reads it)
 
 
 def _int(tc, key, where):

@@ -400,6 +400,6 @@ def parse(argv: list[str]) -> Options:
     """The options of ARGV (grade.sh's arguments); Exit(2) for a bad command line, Exit(0) with the
     help text for -h or --help."""
     o = Options()
-    parser().parse_args(tokens(list(argv)), namespace=o)  # type: ignore[arg-type]
+    parser().parse_args(tokens(list(argv)), namespace=o)
     check_combinations(o)
     return o

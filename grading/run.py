@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
-_registry = set()  # every step running now: killed when the grader is interrupted or dies
+_registry: set = set()  # every step running now: killed when the grader is interrupted or dies
 _registry_lock = threading.Lock()
 
 

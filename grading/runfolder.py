@@ -7,7 +7,6 @@ and result.txt (gradebook.py reads them). The per-cell state is Cell."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import statistics
 import subprocess

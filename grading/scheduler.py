@@ -75,7 +75,8 @@ def run_workers(g: Grading, cells: list[Cell], share: int) -> None:
 
 def _gpus_free(g: Grading, stop: Stop) -> None:
     """With --share: every GPU free before the first cell (the cells no longer wait for one)."""
-    for x in (g.gpus or [None]):
+    gpus: list[tuple | None] = list(g.gpus) or [None]
+    for x in gpus:
         busy = gpus_.wait_free(x[1] if x else "")
         if busy:
             stop.die(3, "the GPU%s is in use by another program (%s); --share needs it free (nothing graded)"

@@ -5,7 +5,6 @@ cuobjdump output of tests/evidence/recorded/."""
 import copy
 import io
 import json
-import math
 import os
 import shutil
 import sys
