@@ -178,14 +178,9 @@ def with_fd3(fd, cmd):
     return ["bash", "-c", 'exec 3>&%d %d>&-; exec "$@"' % (fd, fd), "fd3"] + list(cmd)
 
 
-def run_step(cmd, log_path, limit_s, cap_bytes, mem_bytes=0, uid=None, count_procs=False,
-             pass_fds=(), env=None, cwd=None, status=False, nice=0):
-    """Runs CMD (stdin /dev/null; stdout and stderr to LOG_PATH, cut at CAP_BYTES), killed after
-    LIMIT_S seconds (rc 124) or above MEM_BYTES of resident memory (0: no limit). UID: the cell's
-    user, whose processes are counted, measured and killed with it. STATUS: CMD is a sandbox
-    command line whose --json-status-fd is the last of PASS_FDS... (see sandbox.command): set
-    started from it."""
-    res = Step()
+def _start(cmd, log_path, res, pass_fds, env, cwd, status, nice):
+    """Popen of CMD (None when it cannot start: said in LOG_PATH, res.rc 127) and the read end of
+    the status pipe (with STATUS)."""
     status_r = status_w = None
     fds = list(pass_fds)
     if status:
@@ -194,7 +189,6 @@ def run_step(cmd, log_path, limit_s, cap_bytes, mem_bytes=0, uid=None, count_pro
         cmd = [str(status_w) if a == "{status_fd}" else a for a in cmd]
     if nice:
         cmd = ["nice", "-n", str(nice)] + list(cmd)
-    t0 = time.monotonic()
     try:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              pass_fds=fds, env=env, cwd=cwd, start_new_session=True)
@@ -205,11 +199,68 @@ def run_step(cmd, log_path, limit_s, cap_bytes, mem_bytes=0, uid=None, count_pro
         if status_w is not None:
             os.close(status_w)
             os.close(status_r)
-        return res
+        return None, None
     with _registry_lock:
         _registry.add(p)
     if status_w is not None:
         os.close(status_w)
+    return p, status_r
+
+
+def _watch(p, res, deadline, mem_bytes, uid, count_procs):
+    """Until P ends: its memory and processes read (killed above MEM_BYTES), killed at DEADLINE."""
+    nap = 0.005
+    while p.poll() is None:
+        if mem_bytes or count_procs:
+            table = process_table()
+            pids = set(tree(table, p.pid))
+            if uid is not None:
+                pids.update(q for q, (_, u, _) in table.items() if u == uid)
+            rss = sum(table[q][2] for q in pids if q in table)
+            res.peak_rss = max(res.peak_rss, rss)
+            if count_procs:
+                n = len(pids) if uid is None else sum(1 for q in pids if table[q][1] == uid)
+                res.max_procs = max(res.max_procs, n)
+            if mem_bytes and rss > mem_bytes:
+                res.mem_killed = True
+                _kill_step(p, uid)
+                break
+        if time.monotonic() > deadline:
+            res.timed_out = True
+            _kill_step(p, uid)
+            break
+        try:  # (returns as soon as the step ends: no step waits out a nap)
+            p.wait(timeout=nap)
+        except subprocess.TimeoutExpired:
+            pass
+        nap = min(0.2, nap * 2)
+
+
+def _exited(status_data):
+    """Whether bwrap's status lines say the command it started ended ("exit-code")."""
+    text = b"".join(status_data).decode("utf-8", "replace")
+    exited = False
+    for line in text.splitlines():
+        try:
+            if "exit-code" in json.loads(line):
+                exited = True
+        except ValueError:
+            pass
+    return exited
+
+
+def run_step(cmd, log_path, limit_s, cap_bytes, mem_bytes=0, uid=None, count_procs=False,
+             pass_fds=(), env=None, cwd=None, status=False, nice=0):
+    """Runs CMD (stdin /dev/null; stdout and stderr to LOG_PATH, cut at CAP_BYTES), killed after
+    LIMIT_S seconds (rc 124) or above MEM_BYTES of resident memory (0: no limit). UID: the cell's
+    user, whose processes are counted, measured and killed with it. STATUS: CMD is a sandbox
+    command line whose --json-status-fd is the last of PASS_FDS... (see sandbox.command): set
+    started from it."""
+    res = Step()
+    t0 = time.monotonic()
+    p, status_r = _start(cmd, log_path, res, pass_fds, env, cwd, status, nice)
+    if p is None:
+        return res
     status_data = []
     st_thread = None
     if status_r is not None:
@@ -220,33 +271,8 @@ def run_step(cmd, log_path, limit_s, cap_bytes, mem_bytes=0, uid=None, count_pro
         st_thread.start()
     pump = threading.Thread(target=_pump, args=(p.stdout, log_path, cap_bytes, res), daemon=True)
     pump.start()
-    deadline = t0 + limit_s
-    nap = 0.005
     try:
-        while p.poll() is None:
-            if mem_bytes or count_procs:
-                table = process_table()
-                pids = set(tree(table, p.pid))
-                if uid is not None:
-                    pids.update(q for q, (_, u, _) in table.items() if u == uid)
-                rss = sum(table[q][2] for q in pids if q in table)
-                res.peak_rss = max(res.peak_rss, rss)
-                if count_procs:
-                    n = len(pids) if uid is None else sum(1 for q in pids if table[q][1] == uid)
-                    res.max_procs = max(res.max_procs, n)
-                if mem_bytes and rss > mem_bytes:
-                    res.mem_killed = True
-                    _kill_step(p, uid)
-                    break
-            if time.monotonic() > deadline:
-                res.timed_out = True
-                _kill_step(p, uid)
-                break
-            try:  # (returns as soon as the step ends: no step waits out a nap)
-                p.wait(timeout=nap)
-            except subprocess.TimeoutExpired:
-                pass
-            nap = min(0.2, nap * 2)
+        _watch(p, res, t0 + limit_s, mem_bytes, uid, count_procs)
         try:
             rc = p.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -261,17 +287,9 @@ def run_step(cmd, log_path, limit_s, cap_bytes, mem_bytes=0, uid=None, count_pro
     res.seconds = time.monotonic() - t0
     res.rc = 124 if res.timed_out else (-rc + 128 if rc < 0 else rc)
     if status:
-        text = b"".join(status_data).decode("utf-8", "replace")
-        exited = False
-        for line in text.splitlines():
-            try:
-                if "exit-code" in json.loads(line):
-                    exited = True
-            except ValueError:
-                pass
         # bwrap writes "exit-code" when the command it started ended; a sandbox that could not
         # set itself up never writes it (nor one killed at its limits, which says so itself)
-        res.started = exited or res.timed_out or res.mem_killed or res.rc >= 128
+        res.started = _exited(status_data) or res.timed_out or res.mem_killed or res.rc >= 128
     return res
 
 
