@@ -561,7 +561,7 @@ def record(result, rubric_path, source, gpu=None):
     return written
 
 
-def main(argv):
+def _parser():
     ap = argparse.ArgumentParser(prog="counters.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure", help="profile a check binary under ncu and judge the rubric's counters rules")
@@ -582,7 +582,11 @@ def main(argv):
     r.add_argument("--rubric", required=True)
     r.add_argument("--source", required=True, help="where the raw output is committed, e.g. results/h100/counters/02_shared_transpose")
     r.add_argument("--gpu", help="the GPU's name, for the note (default: the architecture)")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv):
+    a = _parser().parse_args(argv)
     try:
         if a.command == "record":
             try:

@@ -513,6 +513,26 @@ def show(result, out=None):
         print("contract broken: %s" % w, file=out)
 
 
+def _options(args):
+    """judge|show's options after RUBRIC: {"verdict", "binary", "dumps", "counters", "lines", "solutions", "strict"}."""
+    o = {"verdict": None, "binary": None, "dumps": None, "counters": None, "lines": None, "solutions": [], "strict": False}
+    while args:
+        a = args.pop(0)
+        if a in ("--binary", "--dumps", "--counters", "--lines", "--solutions") and args:
+            v = args.pop(0)
+            if a == "--solutions":
+                o["solutions"].append(v)
+            else:
+                o[a[2:]] = v
+        elif a == "--strict":
+            o["strict"] = True
+        elif not a.startswith("--") and o["verdict"] is None and o["lines"] is None:
+            o["verdict"] = a
+        else:
+            raise RubricError("unexpected argument %r (see --help)" % a)
+    return o
+
+
 def main(argv):
     args = list(argv[1:])
     if not args or args[0] in ("-h", "--help"):
@@ -523,29 +543,10 @@ def main(argv):
         print("evidence.py: unknown command line (see --help)", file=sys.stderr)
         return 2
     rubric_path = args.pop(0)
-    verdict = binary = dumps = counters_path = lines_path = None
-    solution_csvs, strict = [], False
     try:
-        while args:
-            a = args.pop(0)
-            if a in ("--binary", "--dumps", "--counters", "--lines", "--solutions") and args:
-                v = args.pop(0)
-                if a == "--binary":
-                    binary = v
-                elif a == "--dumps":
-                    dumps = v
-                elif a == "--counters":
-                    counters_path = v
-                elif a == "--lines":
-                    lines_path = v
-                else:
-                    solution_csvs.append(v)
-            elif a == "--strict":
-                strict = True
-            elif not a.startswith("--") and verdict is None and lines_path is None:
-                verdict = a
-            else:
-                raise RubricError("unexpected argument %r (see --help)" % a)
+        o = _options(args)
+        verdict, binary, dumps, counters_path, lines_path = o["verdict"], o["binary"], o["dumps"], o["counters"], o["lines"]
+        solution_csvs, strict = o["solutions"], o["strict"]
         if binary and dumps:
             raise RubricError("--binary or --dumps, not both")
         if verdict is None and lines_path is None:
