@@ -163,6 +163,29 @@ def caught_by(o, memcheck_on):
     return "survived (no GPU)" if o["gpu"] == "skipped" else "survived"
 
 
+def solution_spread(out):
+    """summary.txt's lines of the course solution's speed over the run's rounds (OUT/solution.csv)."""
+    lines, fractions = [], {}
+    try:
+        with open(os.path.join(out, "solution.csv"), encoding="utf-8") as f:
+            solution = list(csv.DictReader(f))
+    except OSError:
+        solution = []
+    for r in solution:
+        try:
+            fractions.setdefault(r["exercise"], []).append(float(r["ceiling_ms"]) / float(r["ms"]))
+        except (ValueError, ZeroDivisionError, TypeError):
+            pass
+    if not fractions:
+        lines.append("  not measured")
+    for ex, fs in sorted(fractions.items()):
+        med = statistics.median(fs)
+        ratios = [f / med for f in fs]
+        lines.append("  %-20s rounds %2d  ceiling fraction median %.3f  ratio min %.3f max %.3f  spread %.1f%%"
+                     % (ex, len(fs), med, min(ratios), max(ratios), 100 * (max(ratios) - min(ratios))))
+    return lines
+
+
 def report(state, out, ids_file, equivalents_file, elapsed, deadline, memcheck_on, no_gpu, problems_file):
     ids = read_lines(ids_file)
     problems = read_lines(problems_file) if os.path.isfile(problems_file) else []
@@ -212,25 +235,7 @@ def report(state, out, ids_file, equivalents_file, elapsed, deadline, memcheck_o
             lines.append("  %s: %s; lint %s; memcheck %s; speed %s; static %s"
                          % (r["id"], r["caught_by"], r["lint"], r["memcheck"], r["speed"], r["static"]))
     lines += ["", "the course solution's speed over this run's rounds (each round's ceiling fraction over their median):"]
-    fractions = {}
-    try:
-        with open(os.path.join(out, "solution.csv"), encoding="utf-8") as f:
-            solution = list(csv.DictReader(f))
-    except OSError:
-        solution = []
-    if True:
-        for r in solution:
-            try:
-                fractions.setdefault(r["exercise"], []).append(float(r["ceiling_ms"]) / float(r["ms"]))
-            except (ValueError, ZeroDivisionError, TypeError):
-                pass
-    if not fractions:
-        lines.append("  not measured")
-    for ex, fs in sorted(fractions.items()):
-        med = statistics.median(fs)
-        ratios = [f / med for f in fs]
-        lines.append("  %-20s rounds %2d  ceiling fraction median %.3f  ratio min %.3f max %.3f  spread %.1f%%"
-                     % (ex, len(fs), med, min(ratios), max(ratios), 100 * (max(ratios) - min(ratios))))
+    lines += solution_spread(out)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "summary.txt"), "w", encoding="utf-8") as f:
         f.write(text)
