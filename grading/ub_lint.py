@@ -320,6 +320,18 @@ def chunks_of(path, text):
     return _chunks(path, text, mask(text), 0, len(text), ())
 
 
+def _directive_end(m, i, n):
+    """The end of the preprocessor line at I of M (before N), with its continuations."""
+    while i < n:
+        j = m.find("\n", i, n)
+        j = n if j < 0 else j
+        if j > i and m[j - 1] == "\\" and j < n:
+            i = j + 1
+            continue
+        return j
+    return i
+
+
 def _chunks(path, text, m, i, n, ns):
     out = []
     while i < n:
@@ -329,14 +341,7 @@ def _chunks(path, text, m, i, n, ns):
             break
         start = i
         if m[i] == "#":  # a preprocessor line, with its continuations
-            while i < n:
-                j = m.find("\n", i, n)
-                j = n if j < 0 else j
-                if j > i and m[j - 1] == "\\" and j < n:
-                    i = j + 1
-                    continue
-                i = j
-                break
+            i = _directive_end(m, i, n)
             out.append(Chunk(path, text, m, start, i, ns))
             continue
         nsm = re.match(r"(inline\s+)?namespace\s*([\w:]*)\s*\{", m[i:i + 300])
@@ -443,6 +448,33 @@ def _closure(seeds, by_name, chosen):
             todo += [d for d in by_name.get(name, []) if id(d) not in chosen]
 
 
+def _header_chunks(main_text, common):
+    """The declarations of the course's headers MAIN.CU includes (from COMMON)."""
+    pool = []
+    for path, text in headers(main_text, common):
+        try:
+            pool += [c for c in chunks_of(path, text) if not c.preprocessor]
+        except NotApplicable:
+            continue  # (the course's own headers always parse; a change that breaks one must not fail a student)
+    return pool
+
+
+def _emit(pool, chosen, uses):
+    """The C++ for GCC: the shim, the chosen declarations (and main.cu's conditionals and macros),
+    each at its own #line, then one use of each template kernel's instantiation."""
+    parts = [SHIM]
+    for c in pool:
+        if id(c) in chosen or (c.preprocessor and c.path == "main.cu" and
+                               re.match(r"\s*#\s*(define|undef|if|ifdef|ifndef|elif|else|endif)\b", c.m)):
+            opened = "".join("%s { " % ns for ns in c.ns)
+            parts.append('#line %d "%s"\n%s%s%s\n' % (c.line, c.path, opened, _clean(c.text), " }" * len(c.ns)))
+    for k, (name, args, c, _) in enumerate(uses):
+        q = "::".join(ns.split()[-1] for ns in c.ns)
+        full = (q + "::" if q else "") + name
+        parts.append("decltype(&%s<%s>) ub_lint_use_%d = &%s<%s>;\n" % (full, args, k, full, args))
+    return "".join(parts)
+
+
 def render(main_text, common, fallback=True):
     """The host C++ for GCC: the shim, then MAIN.CU's device code (every declaration that is
     __global__ or __device__ or holds an EXERCISE region) and every declaration it names, each at
@@ -455,13 +487,7 @@ def render(main_text, common, fallback=True):
     a class the kernel reads members of (Layout::at)."""
     spans = regions(main_text)
     main_chunks = chunks_of("main.cu", main_text)
-    pool = []
-    for path, text in headers(main_text, common):
-        try:
-            pool += [c for c in chunks_of(path, text) if not c.preprocessor]
-        except NotApplicable:
-            continue  # (the course's own headers always parse; a change that breaks one must not fail a student)
-    pool += main_chunks
+    pool = _header_chunks(main_text, common) + main_chunks
     seeds = [c for c in main_chunks if not c.preprocessor and (re.search(r"\b__(global|device)__\b", c.m) or
                                                                any(c.line <= e and c.last_line >= b for b, e in spans))]
     if not seeds:
@@ -505,17 +531,7 @@ def render(main_text, common, fallback=True):
                 if all((name, re.sub(r"\s+", "", a)) != (u[0], re.sub(r"\s+", "", u[1])) for u in uses):
                     uses.append((name, a, c, fb))
                     _closure([d for i in _IDENT.findall(a) for d in by_name.get(i, [])], by_name, chosen)
-    parts = [SHIM]
-    for c in pool:
-        if id(c) in chosen or (c.preprocessor and c.path == "main.cu" and
-                               re.match(r"\s*#\s*(define|undef|if|ifdef|ifndef|elif|else|endif)\b", c.m)):
-            opened = "".join("%s { " % ns for ns in c.ns)
-            parts.append('#line %d "%s"\n%s%s%s\n' % (c.line, c.path, opened, _clean(c.text), " }" * len(c.ns)))
-    for k, (name, args, c, _) in enumerate(uses):
-        q = "::".join(ns.split()[-1] for ns in c.ns)
-        full = (q + "::" if q else "") + name
-        parts.append("decltype(&%s<%s>) ub_lint_use_%d = &%s<%s>;\n" % (full, args, k, full, args))
-    return "".join(parts), any(u[3] for u in uses)
+    return _emit(pool, chosen, uses), any(u[3] for u in uses)
 
 
 # GCC 13 names a warning that takes a level with a trailing "=" ([-Warray-bounds=]), GCC 12 without.
