@@ -44,7 +44,8 @@ file(COPY ${harness} DESTINATION "${stage}/grading")
 # check's --evidence lines against the solution's figures recorded on the course's GPUs,
 # results/<gpu>/evidence/solution.csv: times, no code). Not the grader. They are modules of the package
 # grading/ (run as `python3 -m grading.evidence ...`): its __init__.py, which imports nothing, comes too.
-file(COPY "${root}/grading/__init__.py" "${root}/grading/static_evidence.py" "${root}/grading/evidence.py" "${root}/grading/counters.py" DESTINATION "${stage}/grading")
+file(COPY "${root}/grading/__init__.py" "${root}/grading/static_evidence.py" "${root}/grading/rubric.py" "${root}/grading/evidence.py"
+     "${root}/grading/counters.py" "${root}/grading/counters_rules.py" "${root}/grading/ncu.py" DESTINATION "${stage}/grading")
 # The lint (grading/ub_lint.py: the device code as host C++ through g++ -O3, for undefined behaviour
 # nvcc would delete), which `scripts/exercises.sh check` runs and the grader runs in its sandbox.
 file(COPY "${root}/grading/ub_lint.py" DESTINATION "${stage}/grading")
