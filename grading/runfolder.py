@@ -43,9 +43,9 @@ class CellTiming:
         self.lines = [("shared_" + k if k in RUN_KEYS else k, v) for k, v in self.lines]
 
 
-@dataclass
+@dataclass(eq=False)
 class Cell:
-    """One (student, lesson) of the plan and what grading it has found so far."""
+    """One (student, lesson) of the plan and what grading it has found so far (compared as itself)."""
     number: int
     dir: str
     planned: plan.PlannedCell
