@@ -35,7 +35,7 @@ def prepare_box(cell_dir, submissions, source, max_bytes, uid=None):
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         if uid is not None:
-            for root, dirs, files in os.walk(box):
+            for root, _dirs, files in os.walk(box):
                 os.lchown(root, uid, uid)
                 for n in files:
                     os.lchown(os.path.join(root, n), uid, uid)

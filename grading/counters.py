@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Hardware counters of an exercise's kernels, read by Nsight Compute and judged by its rubric.
+Run from the course's root as `python3 -m grading.counters ...` (grading/ is a package).
 
     counters.py measure CHECK --rubric RUBRIC [--json] [--timeout S] [--save DIR] [--values FILE] [--full] [--ncu PATH]
         runs CHECK (a lesson's check binary, e.g. build/02_shared_transpose_check) under ncu, once
@@ -53,203 +54,17 @@ Counters are evidence of speed: shown beside correctness, never failing it. Exit
 report was printed (whatever it says), 2 for bad input (no such binary, a malformed rubric).
 """
 import argparse
-import csv
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import static_evidence  # noqa: E402
-
-# ---------------------------------------------------------------- metrics and their words
-
-LABELS = {
-    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"):
-        "global-load sectors per request",
-    ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"):
-        "global-store sectors per request",
-    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"):
-        "shared-load wavefronts per instruction",
-    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_st.sum"):
-        "shared-store wavefronts per instruction",
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"):
-        "shared-load bank conflicts per instruction",
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_st.sum"):
-        "shared-store bank conflicts per instruction",
-}
-_OPS = {"<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b, ">": lambda a, b: a > b,
-        "==": lambda a, b: a == b}
-_METRIC_NAME = re.compile(r"^[a-z0-9_]+__[a-z0-9_]+(\.[a-z0-9_]+)*$")
-DEFAULT_TIMEOUT = 300   # seconds per ncu run (one per test case the rubric names)
-LAUNCH_CAP = 400        # profiled launches per ncu run at most: bounds the time on a big test case
-
-
-class CountersError(Exception):
-    """Bad input: a message for the user, exit 2."""
-
-
-def pattern_name(pattern):
-    """A rule's kernel pattern as a name to show: "^void transpose_tiled<PaddedTile<32> ?>" -> "void transpose_tiled<PaddedTile<32>>"."""
-    return re.sub(r"\\(.)", r"\1", pattern.lstrip("^").replace(" ?", "")).rstrip("(")
-
-
-def label(rule):
-    return rule.get("label") or LABELS.get((rule["metric"], rule.get("per"))) or (
-        rule["metric"] + (" / " + rule["per"] if rule.get("per") else ""))
-
-
-# ---------------------------------------------------------------- rubric
-
-def load_rules(path):
-    """The rubric (dict) and its "counters" rules, checked. A rubric without "counters" has none."""
-    rubric = static_evidence.read_rubric_json(path, CountersError)
-    rules = rubric.get("counters", [])
-    if not isinstance(rules, list):
-        raise CountersError(f"{path}: \"counters\" must be a list of rules")
-    for i, rule in enumerate(rules):
-        where = f"{path}: counters rule {i + 1}"
-        for key in ("exercise", "kernel", "launch", "test_case", "metric", "op", "value", "short"):
-            if key not in rule:
-                raise CountersError(f"{where} has no \"{key}\"")
-        if rule["op"] not in _OPS:
-            raise CountersError(f"{where}: op {rule['op']!r} is not one of {' '.join(_OPS)}")
-        for key in ("metric", "per"):
-            if rule.get(key) is not None and not _METRIC_NAME.match(rule[key]):
-                raise CountersError(f"{where}: {key} {rule[key]!r} is not an ncu metric name")
-        for key in ("kernel", "launch"):
-            try:
-                re.compile(rule[key])
-            except re.error as e:
-                raise CountersError(f"{where}: {key} pattern {rule[key]!r}: {e}") from e
-        fb = rule.get("fallback")
-        if fb is not None and fb != "static" and not (isinstance(fb, dict) and "model" in fb and "mentions" in fb):
-            raise CountersError(f"{where}: fallback must be \"static\" or {{\"model\": [test cases], \"mentions\": ...}}")
-    return rubric, rules
-
-
-def doctest_filter(name):
-    """doctest splits --test-case on commas and matches * and ?: a name with commas becomes a pattern."""
-    return re.sub(r"[,?]", "*", name)
-
-
-# ---------------------------------------------------------------- ncu's CSV
-
-_SI = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-_COUNT_UNITS = ("sector", "inst", "request", "wavefront", "byte", "warp", "thread", "block", "cycle")
-
-
-def parse_value(text, unit=""):
-    """ncu's number: "8,388,608" -> 8388608.0; a count ncu scaled ("2.10 Msector") back to units."""
-    text = (text or "").strip().replace(",", "")
-    if not text or text.lower() in ("n/a", "nan"):
-        return None
-    try:
-        v = float(text)
-    except ValueError:
-        return None
-    if unit and unit[0] in _SI and unit[1:] in _COUNT_UNITS:
-        v *= _SI[unit[0]]
-    return v
-
-
-def parse_csv(text):
-    """ncu --csv output (the details page: one row per launch and metric) -> list of launches in
-    profiling order, each {"id", "kernel", "cc", "metrics": {name: value}}.
-
-    Only the CSV table is read: its header is the line that starts with "ID", its rows the lines
-    after it that start with a quote (the program's own output and ncu's ==PROF== lines around it
-    are skipped, never interpreted)."""
-    lines = text.splitlines()
-    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
-    if start is None:
-        return []
-    header = next(csv.reader([lines[start]]))
-    rows = [l for l in lines[start + 1:] if l.startswith('"')]
-    launches = {}
-    for fields in csv.reader(rows):
-        if len(fields) != len(header):
-            continue
-        row = dict(zip(header, fields))
-        if not (row.get("ID") or "").strip().isdigit() or "Metric Name" not in row:
-            continue
-        launch = launches.setdefault(int(row["ID"]), {
-            "id": int(row["ID"]),
-            "kernel": row.get("Kernel Name") or row.get("Function Name") or "?",
-            "cc": row.get("CC"),
-            "metrics": {},
-        })
-        launch["metrics"][row["Metric Name"]] = parse_value(row.get("Metric Value"), row.get("Metric Unit", ""))
-    return [launches[i] for i in sorted(launches)]
-
-
-def per_kernel(launches):
-    """{demangled kernel name: {"launches": n, "metrics": {name: sum over its launches}}}."""
-    kernels = {}
-    for launch in launches:
-        k = kernels.setdefault(launch["kernel"], {"launches": 0, "metrics": {}})
-        k["launches"] += 1
-        for name, v in launch["metrics"].items():
-            if v is not None:
-                k["metrics"][name] = k["metrics"].get(name, 0.0) + v
-    return kernels
-
-
-def arch_of(launches):
-    """"sm_90" from ncu's CC column ("9.0"), or None."""
-    for launch in launches:
-        m = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", launch.get("cc") or "")
-        if m:
-            return f"sm_{m.group(1)}{m.group(2)}"
-    return None
-
-
-# ---------------------------------------------------------------- why counters could not be read
-
-def diagnose(output, rc, timed_out=False, timeout=None):
-    """None when ncu profiled normally, else one line that says why the counters are missing."""
-    if timed_out:
-        return f"ncu ran past its time limit of {timeout} s and was stopped"
-    if "ERR_NVGPUCTRPERM" in output:
-        return ("this user may not read the GPU's performance counters (ERR_NVGPUCTRPERM): the driver allows "
-                "only root unless an administrator loads it with NVreg_RestrictProfilingPermission=0 "
-                "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
-    if rc == 77 or "GPU test cases not run" in output:
-        line = next((l.strip() for l in output.splitlines() if "not run" in l), "")
-        return "no GPU: " + (line or "the check skipped its GPU test cases")
-    if rc == 127 or rc == 126:
-        return f"the check could not be started under ncu (exit {rc})"
-    return None
-
-
-def ncu_errors(output):
-    return [l.strip() for l in output.splitlines() if l.startswith("==ERROR==")]
-
-
-def find_ncu(explicit=None):
-    return static_evidence.find_cuda_tool("ncu", "NCU", explicit)
-
-
-def run_limited(cmd, timeout):
-    """(rc, stdout + stderr, timed out?): the command in a process group of its own, all of it killed
-    at the time limit (ncu starts the check as its child)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                         text=True, errors="replace", start_new_session=True)
-    try:
-        out, _ = p.communicate(timeout=timeout)
-        return p.returncode, out, False
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, _ = p.communicate()
-        return None, out or "", True
-
+from . import static_evidence
+from .counters_rules import _OPS, DEFAULT_TIMEOUT, LAUNCH_CAP, CountersError, doctest_filter, label, load_rules, pattern_name
+from .ncu import arch_of, diagnose, find_ncu, ncu_errors, parse_csv, per_kernel, run_limited
+from .ncu import parse_value as parse_value  # (the tests read values through this module)
 
 # ---------------------------------------------------------------- measuring
 
@@ -561,7 +376,7 @@ def record(result, rubric_path, source, gpu=None):
     return written
 
 
-def main(argv):
+def _parser():
     ap = argparse.ArgumentParser(prog="counters.py", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     m = sub.add_parser("measure", help="profile a check binary under ncu and judge the rubric's counters rules")
@@ -582,7 +397,11 @@ def main(argv):
     r.add_argument("--rubric", required=True)
     r.add_argument("--source", required=True, help="where the raw output is committed, e.g. results/h100/counters/02_shared_transpose")
     r.add_argument("--gpu", help="the GPU's name, for the note (default: the architecture)")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv):
+    a = _parser().parse_args(argv)
     try:
         if a.command == "record":
             try:

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Performance evidence of one cell (or one student's run), judged by the lesson's rubric.
+Run from the course's root as `python3 -m grading.evidence ...` (grading/ is a package).
 
     evidence.py judge RUBRIC VERDICT.json [--binary B | --dumps DIR] [--counters FILE] [--strict]
                                             every rule: met, short or not measured (JSON)
@@ -46,128 +47,13 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import static_evidence as se  # noqa: E402
+from . import static_evidence as se
+from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, load_rubric, percent
+from .rubric import validate_rubric as validate_rubric  # (the tests and the tools call it here too)
 
-MAX_RATIO = 2.0          # above it a ratio is implausible
 MIN_CEILING_SHARE = 0.5  # a submission's time under this share of its ceiling's is implausible
-MAX_JSON_BYTES = 4 << 20
-MAX_WORDS = 400
 
 MET, SHORT, NOT_MEASURED = "met", "short", "not measured"
-
-
-class RubricError(Exception):
-    """A message for the user: a malformed rubric, an unreadable verdict or evidence file."""
-
-
-# ---------------------------------------------------------------- the rubric
-
-def _text(v):
-    return isinstance(v, str) and v.strip() != ""
-
-
-def load_rubric(path):
-    """The rubric, validated: its "speed", "rules" and "counters" lists (each optional, but at least
-    one rule in all). Raises RubricError with the reason."""
-    return validate_rubric(se.read_rubric_json(path, RubricError, MAX_JSON_BYTES), path)
-
-
-def validate_rubric(rubric, where="rubric"):
-    speed = rubric.get("speed", [])
-    counters = rubric.get("counters", [])
-    if not isinstance(speed, list) or not isinstance(counters, list):
-        raise RubricError("%s: \"speed\" and \"counters\" must be lists" % where)
-    if "rules" in rubric:
-        try:
-            se.validate_rules(rubric["rules"], where)
-        except se.EvidenceError as e:
-            raise RubricError(str(e)) from e
-    if not speed and not counters and not rubric.get("rules"):
-        raise RubricError("%s: a rubric needs at least one rule (\"speed\", \"rules\" or \"counters\")" % where)
-    seen = set()
-    for i, rule in enumerate(speed):
-        w = "%s: speed rule %d" % (where, i + 1)
-        if not isinstance(rule, dict):
-            raise RubricError("%s is not an object" % w)
-        if not _text(rule.get("exercise")):
-            raise RubricError("%s has no \"exercise\"" % w)
-        if rule["exercise"] in seen:
-            raise RubricError("%s: a second speed rule for %s" % (w, rule["exercise"]))
-        seen.add(rule["exercise"])
-        r = rule.get("min_ratio")
-        if type(r) not in (int, float) or not math.isfinite(r) or not 0 < r <= MAX_RATIO:
-            raise RubricError("%s: \"min_ratio\" must be a number above 0 and at most %g" % (w, MAX_RATIO))
-        if not _text(rule.get("short")):
-            raise RubricError("%s has no \"short\" (the words shown when it falls short)" % w)
-        if "max_ratio" in rule:
-            m = rule["max_ratio"]
-            if type(m) not in (int, float) or not math.isfinite(m) or not r < m <= MAX_RATIO:
-                raise RubricError("%s: \"max_ratio\" must be a number above \"min_ratio\" and at most %g" % (w, MAX_RATIO))
-            if not _text(rule.get("short_fast")):
-                raise RubricError("%s has \"max_ratio\" but no \"short_fast\" (the words shown above it)" % w)
-    for i, rule in enumerate(counters):
-        w = "%s: counters rule %d" % (where, i + 1)
-        if not isinstance(rule, dict):
-            raise RubricError("%s is not an object" % w)
-        for key in ("exercise", "kernel", "metric", "short"):
-            if not _text(rule.get(key)):
-                raise RubricError("%s has no \"%s\"" % (w, key))
-        if rule.get("op") not in se._OPS:
-            raise RubricError("%s: op %r is not one of %s" % (w, rule.get("op"), " ".join(se._OPS)))
-        v = rule.get("value")
-        if type(v) not in (int, float) or not math.isfinite(v):
-            raise RubricError("%s: \"value\" must be a number" % w)
-        if rule.get("per") is not None and not _text(rule.get("per")):
-            raise RubricError("%s: \"per\" must be a metric's name or null" % w)
-        try:
-            re.compile(rule["kernel"])
-        except re.error as e:
-            raise RubricError("%s: kernel pattern %r: %s" % (w, rule["kernel"], e)) from e
-    return rubric
-
-
-def exercises_of(rubric):
-    """The exercise ids the rubric names, in order of first mention."""
-    out = []
-    for rule in rubric.get("speed", []) + rubric.get("rules", []) + rubric.get("counters", []):
-        e = rule.get("exercise")
-        if e and e not in out:
-            out.append(e)
-    return out
-
-
-# ---------------------------------------------------------------- numbers that came from a submission
-
-def _number(v):
-    """A finite number > 0, else None (NaN, infinities, 0, negatives, strings, booleans, null)."""
-    if type(v) not in (int, float):
-        return None
-    try:
-        v = float(v)
-    except OverflowError:  # an integer beyond any float
-        return None
-    return v if math.isfinite(v) and v > 0 else None
-
-
-def _shown(v, limit=40):
-    """A value from the evidence, as words (never a control character, never long)."""
-    try:
-        text = json.dumps(v)
-    except (TypeError, ValueError):
-        text = repr(v)
-    text = "".join(c if c.isprintable() else "?" for c in text)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _clean(text, limit=MAX_WORDS):
-    """Words from a rubric or a kernel's name: printable, one line, cut."""
-    text = "".join(c if c.isprintable() else " " for c in str(text))
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def percent(x):
-    return "%.0f%%" % (100 * x)
 
 
 def speed_ratio(submission, solution, limit=MAX_RATIO):
@@ -513,6 +399,26 @@ def show(result, out=None):
         print("contract broken: %s" % w, file=out)
 
 
+def _options(args):
+    """judge|show's options after RUBRIC: {"verdict", "binary", "dumps", "counters", "lines", "solutions", "strict"}."""
+    o = {"verdict": None, "binary": None, "dumps": None, "counters": None, "lines": None, "solutions": [], "strict": False}
+    while args:
+        a = args.pop(0)
+        if a in ("--binary", "--dumps", "--counters", "--lines", "--solutions") and args:
+            v = args.pop(0)
+            if a == "--solutions":
+                o["solutions"].append(v)
+            else:
+                o[a[2:]] = v
+        elif a == "--strict":
+            o["strict"] = True
+        elif not a.startswith("--") and o["verdict"] is None and o["lines"] is None:
+            o["verdict"] = a
+        else:
+            raise RubricError("unexpected argument %r (see --help)" % a)
+    return o
+
+
 def main(argv):
     args = list(argv[1:])
     if not args or args[0] in ("-h", "--help"):
@@ -523,29 +429,10 @@ def main(argv):
         print("evidence.py: unknown command line (see --help)", file=sys.stderr)
         return 2
     rubric_path = args.pop(0)
-    verdict = binary = dumps = counters_path = lines_path = None
-    solution_csvs, strict = [], False
     try:
-        while args:
-            a = args.pop(0)
-            if a in ("--binary", "--dumps", "--counters", "--lines", "--solutions") and args:
-                v = args.pop(0)
-                if a == "--binary":
-                    binary = v
-                elif a == "--dumps":
-                    dumps = v
-                elif a == "--counters":
-                    counters_path = v
-                elif a == "--lines":
-                    lines_path = v
-                else:
-                    solution_csvs.append(v)
-            elif a == "--strict":
-                strict = True
-            elif not a.startswith("--") and verdict is None and lines_path is None:
-                verdict = a
-            else:
-                raise RubricError("unexpected argument %r (see --help)" % a)
+        o = _options(args)
+        verdict, binary, dumps, counters_path, lines_path = o["verdict"], o["binary"], o["dumps"], o["counters"], o["lines"]
+        solution_csvs, strict = o["solutions"], o["strict"]
         if binary and dumps:
             raise RubricError("--binary or --dumps, not both")
         if verdict is None and lines_path is None:

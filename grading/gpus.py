@@ -1,11 +1,12 @@
 """The GPUs, as nvidia-smi (read outside every sandbox) lists them."""
-import os
+from __future__ import annotations
+
 import re
 import subprocess
 import time
 
 
-def smi(*args):
+def smi(*args: str) -> str | None:
     """nvidia-smi's output, or None when it cannot run or fails."""
     try:
         p = subprocess.run(["nvidia-smi"] + list(args), capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
@@ -16,7 +17,7 @@ def smi(*args):
     return p.stdout.decode("utf-8", "replace")
 
 
-def first_line_of_list():
+def first_line_of_list() -> tuple[bool, str]:
     """nvidia-smi -L: (ok, first line said)."""
     try:
         p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
@@ -27,7 +28,7 @@ def first_line_of_list():
     return ok, (text.splitlines() or [""])[0]
 
 
-def listed():
+def listed() -> list[tuple[str, str, str]] | None:
     """[(index, uuid, minor)] of every GPU; minor from the driver's /proc entry of its PCI address
     (nvidia-smi has no field for it), else the index. None when nvidia-smi cannot list them."""
     out = smi("--query-gpu=index,uuid,pci.bus_id", "--format=csv,noheader")
@@ -52,7 +53,7 @@ def listed():
     return gpus
 
 
-def choose(arg, gpus, visible_env):
+def choose(arg: str, gpus: list[tuple[str, str, str]], visible_env: str) -> list[tuple[str, str, str]]:
     """--gpus ARG ('all' or I,J,...) -> [(index, uuid, minor)]; raises ValueError with the reason."""
     if arg == "all":
         want = [w for w in visible_env.split(",") if w] if visible_env else [g[0] for g in gpus]
@@ -71,14 +72,14 @@ def choose(arg, gpus, visible_env):
     return chosen
 
 
-def in_use(uuid=""):
+def in_use(uuid: str = "") -> str:
     """What holds the GPU (compute processes; with UUID, on that GPU), '' when it is free."""
     out = smi("--query-compute-apps=gpu_uuid,pid,process_name,used_memory", "--format=csv,noheader") or ""
     lines = [l for l in out.splitlines() if l.strip() and (not uuid or uuid in l)]
     return " ".join(l.split(",", 1)[1].strip() if "," in l else l for l in lines[:3])
 
 
-def wait_free(uuid="", seconds=20):
+def wait_free(uuid: str = "", seconds: float = 20) -> str:
     """'' once the GPU is free (up to SECONDS), else what holds it."""
     busy = ""
     for _ in range(int(seconds * 2)):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The grader's entry point (scripts/grade.sh execs it): see grading/cli.py or --help."""
+"""The grader's entry point (scripts/grade.sh execs it): see grading/cli.py, or --help (grading/options.py)."""
 import os
 import sys
 

@@ -16,8 +16,11 @@ case passed, at least one was counted, and it has no finding. Its score, a share
 weight: 0 when not passed; else C% + P% x met/judged (--weights C,P, default 80,20), or 100%
 when its performance is off or not measured.
 """
+from __future__ import annotations
+
 import os
 import re
+from typing import Any, Callable
 
 from .names import csv_field, feedback_file_name, md_field, visible
 
@@ -37,11 +40,11 @@ class WeightsError(Exception):
     pass
 
 
-def one_line(value):
+def one_line(value: object) -> str:
     return visible(str(value)).replace("\n", " ")
 
 
-def read_record(path):
+def read_record(path: str) -> dict[str, str]:
     """key=value lines -> dict (the last of a key wins); unknown keys are kept."""
     rec = {}
     with open(path, "rb") as f:
@@ -53,21 +56,23 @@ def read_record(path):
     return rec
 
 
-def write_atomic(path, text):
+def write_atomic(path: str, text: str) -> None:
+    """PATH holds TEXT whole, or what it held before (written beside it, then renamed)."""
     tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
     with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write(text)
     os.replace(tmp, path)
 
 
-def identity_text(student, lesson, slice_k=None):
+def identity_text(student: str, lesson: str, slice_k: int | None = None) -> str:
     text = "student=%s\nlesson=%s\n" % (one_line(student), one_line(lesson))
     if slice_k is not None:
         text += "slice=%d\n" % slice_k
     return text
 
 
-def finish_cell(cell_dir, compiled, passed="", total="", finding="", course_passed="", course_total="", performance=None):
+def finish_cell(cell_dir: str, compiled: str, passed: str = "", total: str = "", finding: str = "", course_passed: str = "",
+                course_total: str = "", performance: dict[str, Any] | None = None) -> None:
     """result.txt, whole or not at all: identity.txt, then the result. PERFORMANCE: {"performance":
     "met/judged" | "off" | "not measured", "short": words} of a cell that ran (None: it did not)."""
     with open(os.path.join(cell_dir, "identity.txt"), encoding="utf-8", errors="surrogateescape") as f:
@@ -82,12 +87,12 @@ def finish_cell(cell_dir, compiled, passed="", total="", finding="", course_pass
                  ident + "".join("%s=%s\n" % (k, one_line(values[k])) for k in RESULT_KEYS))
 
 
-def is_pass(compiled, passed, total, finding):
+def is_pass(compiled: str, passed: str, total: str, finding: str) -> bool:
     return (compiled == "yes" and re.fullmatch(r"[0-9]+", total or "") is not None and int(total) > 0
             and passed == total and not finding)
 
 
-def parse_split(text):
+def parse_split(text: str) -> tuple[int, int]:
     """--weights C,P -> (C, P): whole numbers >= 0 that add up to 100."""
     m = re.fullmatch(r"\s*([0-9]{1,3})\s*,\s*([0-9]{1,3})\s*", text or "")
     if not m or int(m.group(1)) + int(m.group(2)) != 100:
@@ -99,13 +104,13 @@ def parse_split(text):
 _MET = re.compile(r"([0-9]+)/([0-9]+)")
 
 
-def performance_short(rec):
+def performance_short(rec: dict[str, str]) -> bool:
     """Whether a cell's performance fell short of a rule (met < judged)."""
     m = _MET.fullmatch(rec.get("performance", ""))
     return m is not None and int(m.group(1)) < int(m.group(2))
 
 
-def cell_score(ok, rec, split=DEFAULT_SPLIT):
+def cell_score(ok: bool, rec: dict[str, str], split: tuple[int, int] = DEFAULT_SPLIT) -> float:
     """The share of its lesson's weight a cell earns (0 to 1)."""
     if not ok:
         return 0.0
@@ -116,17 +121,17 @@ def cell_score(ok, rec, split=DEFAULT_SPLIT):
     return (split[0] + split[1] * met / judged) / 100.0
 
 
-def performance_column(compiled, graded, rec):
+def performance_column(compiled: str, graded: bool, rec: dict[str, str]) -> str:
     if not graded or compiled != "yes":
         return "-"
     return rec.get("performance", "") or "off"
 
 
-def percent(x):
+def percent(x: float) -> str:
     return "%.0f%%" % (100 * x)
 
 
-def read_weights(path, lessons):
+def read_weights(path: str, lessons: dict[str, int]) -> dict[str, str]:
     """Lines "NN_name WEIGHT" (WEIGHT >= 0; # starts a comment line) -> {lesson: weight}."""
     weights = {}
     try:
@@ -149,23 +154,18 @@ def read_weights(path, lessons):
     return weights
 
 
-def num(x):
+def num(x: float) -> str:
     """3, 2.50"""
     return "%d" % x if x == int(x) else "%.2f" % x
 
 
-def _course_column(rec):
+def _course_column(rec: dict[str, str]) -> str:
     p, t = rec.get("course_passed", ""), rec.get("course_total", "")
     return "%s of %s" % (p, t) if t not in ("", "0") else ""
 
 
-def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh", split=DEFAULT_SPLIT):
-    """Writes OUTDIR/gradebook.csv and .md, OUTDIR/scores.csv and OUTDIR/feedback/ from the cell
-    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown).
-    SPLIT: --weights C,P. The exit status is correctness alone: a performance shortfall is not a failure."""
-    weights = weights or {}
-    weight = lambda l: float(weights.get(l, "1"))
-    os.makedirs(outdir, exist_ok=True)
+def _fresh_feedback(outdir: str) -> str:
+    """OUTDIR/feedback/, emptied (a link there is removed, never followed)."""
     feedback = os.path.join(outdir, "feedback")
     if os.path.isdir(feedback) and not os.path.islink(feedback):
         for name in os.listdir(feedback):
@@ -174,75 +174,109 @@ def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh", split=D
         if os.path.lexists(feedback):
             os.unlink(feedback)
         os.makedirs(feedback)
-    max_score = sum(weight(l) for l in lessons)
-    csv = [",".join(HEADER)]
-    md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
-          "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
-          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    students = {}  # shown name -> {"score", "passed", "failed", "rows"}, in order of first row
-    ncells = npassed = nungraded = 0
-    failed = False
-    try:
-        entries = sorted(e for e in os.listdir(cells) if os.path.isdir(os.path.join(cells, e)))
-    except OSError:
-        entries = []
-    for e in entries:
-        d = os.path.join(cells, e)
+    return feedback
+
+
+def _not_graded(cells: str, rec: dict[str, str]) -> str:
+    """The finding of a cell without a result: a Slurm task that ended early left its reason in .slice-K.why."""
+    why = ""
+    sl = rec.get("slice", "")
+    if sl and os.path.isfile(os.path.join(cells, ".slice-%s.why" % sl)):
+        with open(os.path.join(cells, ".slice-%s.why" % sl), "rb") as w:
+            why = visible(w.read(400)).replace("\\x0a", " ").strip()
+    return ("not graded: %s; grade again with --resume"
+            % (why or "no result: its run was interrupted, or its Slurm task was lost"))
+
+
+class _Book:
+    """The gradebook's rows, and each student's, as the cell folders are read in order."""
+
+    def __init__(self, lessons: dict[str, int], weight: Callable[[str], float], split: tuple[int, int]) -> None:
+        self.lessons, self.weight, self.split = lessons, weight, split
+        self.csv = [",".join(HEADER)]
+        self.md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
+                   "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        self.students: dict[str, dict[str, Any]] = {}  # shown name -> {"score", "passed", "failed", "rows"}, in order of first row
+        self.ncells = self.npassed = self.nungraded = 0
+        self.failed = False
+
+    def add(self, cells: str, d: str) -> None:
+        """The row of cell folder D (none when it holds neither a result nor an identity)."""
         graded = os.path.isfile(os.path.join(d, "result.txt"))
         f = os.path.join(d, "result.txt" if graded else "identity.txt")
         if not os.path.isfile(f):
-            continue
+            return
         rec = read_record(f)
         student, lesson = rec.get("student", ""), rec.get("lesson", "")
         compiled, passed, total = rec.get("compiled", ""), rec.get("passed", ""), rec.get("total", "")
         finding = rec.get("finding", "")
-        if not graded:  # a Slurm task that ended early left its reason in .slice-K.why
+        if not graded:
             compiled = "-"
-            nungraded += 1
-            why = ""
-            sl = rec.get("slice", "")
-            if sl and os.path.isfile(os.path.join(cells, ".slice-%s.why" % sl)):
-                with open(os.path.join(cells, ".slice-%s.why" % sl), "rb") as w:
-                    why = visible(w.read(400)).replace("\\x0a", " ").strip()
-            finding = ("not graded: %s; grade again with --resume"
-                       % (why or "no result: its run was interrupted, or its Slurm task was lost"))
-        ncells += 1
+            self.nungraded += 1
+            finding = _not_graded(cells, rec)
+        self.ncells += 1
         ok = is_pass(compiled, passed, total, finding)
         if ok:
-            npassed += 1
+            self.npassed += 1
         else:
-            failed = True
+            self.failed = True
             if not finding:  # never a blank failure
                 finding = "%s of %s test cases passed" % (passed or "0", total or "0")
-        st = students.setdefault(student, {"score": 0.0, "passed": [], "failed": [], "rows": []})
-        score = cell_score(ok, rec if graded else {}, split)
-        perf = performance_column(compiled, graded, rec)
-        short = rec.get("performance_short", "") if graded else ""
-        extra = ("passed" if ok else "not passed", perf, percent(score), short)
-        if lesson in lessons:
+        st = self.students.setdefault(student, {"score": 0.0, "passed": [], "failed": [], "rows": []})
+        score = cell_score(ok, rec if graded else {}, self.split)
+        extra = ("passed" if ok else "not passed", performance_column(compiled, graded, rec), percent(score),
+                 rec.get("performance_short", "") if graded else "")
+        if lesson in self.lessons:
             if ok:
-                st["score"] += weight(lesson) * score
+                st["score"] += self.weight(lesson) * score
                 st["passed"].append(lesson)
             else:
                 st["failed"].append(lesson)
         cp, ct = (rec.get("course_passed", ""), rec.get("course_total", "")) if graded else ("", "")
-        csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct) + extra))
+        self.csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct) + extra))
         course = _course_column(rec) if graded else ""
-        md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course) + extra))
+        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course) + extra))
         st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course) + extra))
-    md.append("")
-    md.append("%d cells: %d passed, %d did not." % (ncells, npassed, ncells - npassed))
-    if nungraded:
-        md.append("%d of them were never graded (no result); grade again with --resume." % nungraded)
-    md.append(NOTE)
-    info = os.path.join(cells, "run-info.txt")
-    if os.path.isfile(info):
-        with open(info, encoding="utf-8", errors="surrogateescape") as f:
-            md.append("")
-            md.extend(visible(l) for l in f.read().splitlines())
+
+    def close(self, cells: str) -> None:
+        """The Markdown's closing lines: the counts, the note and run-info.txt."""
+        md = self.md
+        md.append("")
+        md.append("%d cells: %d passed, %d did not." % (self.ncells, self.npassed, self.ncells - self.npassed))
+        if self.nungraded:
+            md.append("%d of them were never graded (no result); grade again with --resume." % self.nungraded)
+        md.append(NOTE)
+        info = os.path.join(cells, "run-info.txt")
+        if os.path.isfile(info):
+            with open(info, encoding="utf-8", errors="surrogateescape") as f:
+                md.append("")
+                md.extend(visible(l) for l in f.read().splitlines())
+
+
+def _feedback_text(student: str, st: dict[str, Any], missing: list[str], max_score: float, split: tuple[int, int]) -> str:
+    text = ["# Feedback for %s" % md_field(student), "",
+            "Score: %s of %s (a lesson counts when it compiled, passed every counted test case (at least one) and had no finding; "
+            "then it scores its weight times the row's score: %d%% for correctness plus %d%% times the share of its performance rules met, "
+            "or all of it where performance was off or not measured)."
+            % (num(st["score"]), num(max_score), split[0], split[1]), "",
+            "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
+            "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    text.extend(st["rows"])
+    if missing:
+        text.extend(["", "Not submitted: " + " ".join(missing)])
+    text.extend(["", NOTE])
+    return "\n".join(text) + "\n"
+
+
+def _scores(book: _Book, feedback: str, lessons: dict[str, int], weight: Callable[[str], float],
+            split: tuple[int, int]) -> list[str]:
+    """scores.csv's lines; each student's feedback file written into FEEDBACK."""
+    max_score = sum(weight(l) for l in lessons)
     scores = ["student,score,max score,comment"]
     used = set()
-    for student, st in students.items():
+    for student, st in book.students.items():
         fb = feedback_file_name(student)
         while fb in used:  # (two shown names are never equal; two file names could be, cut)
             fb = fb[:-3] + "+.md"
@@ -255,23 +289,33 @@ def write_gradebook(cells, outdir, lessons, weights=None, me="grade.sh", split=D
             comment += "; not submitted: " + " ".join(missing)
         comment += "; details in feedback/" + fb
         scores.append(",".join((csv_field(student), num(st["score"]), num(max_score), csv_field(comment))))
-        text = ["# Feedback for %s" % md_field(student), "",
-                "Score: %s of %s (a lesson counts when it compiled, passed every counted test case (at least one) and had no finding; "
-                "then it scores its weight times the row's score: %d%% for correctness plus %d%% times the share of its performance rules met, "
-                "or all of it where performance was off or not measured)."
-                % (num(st["score"]), num(max_score), split[0], split[1]), "",
-                "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
-                "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-        text.extend(st["rows"])
-        if missing:
-            text.extend(["", "Not submitted: " + " ".join(missing)])
-        text.extend(["", NOTE])
         with open(os.path.join(feedback, fb), "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write("\n".join(text) + "\n")
-    for name, lines in (("gradebook.csv", csv), ("gradebook.md", md), ("scores.csv", scores)):
+            f.write(_feedback_text(student, st, missing, max_score, split))
+    return scores
+
+
+def write_gradebook(cells: str, outdir: str, lessons: dict[str, int], weights: dict[str, str] | None = None, me: str = "grade.sh",
+                    split: tuple[int, int] = DEFAULT_SPLIT) -> tuple[int, str, str | None]:
+    """Writes OUTDIR/gradebook.csv and .md, OUTDIR/scores.csv and OUTDIR/feedback/ from the cell
+    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown).
+    SPLIT: --weights C,P. The exit status is correctness alone: a performance shortfall is not a failure."""
+    weights = weights or {}
+    weight = lambda l: float(weights.get(l, "1"))
+    os.makedirs(outdir, exist_ok=True)
+    feedback = _fresh_feedback(outdir)
+    book = _Book(lessons, weight, split)
+    try:
+        entries = sorted(e for e in os.listdir(cells) if os.path.isdir(os.path.join(cells, e)))
+    except OSError:
+        entries = []
+    for e in entries:
+        book.add(cells, os.path.join(cells, e))
+    book.close(cells)
+    scores = _scores(book, feedback, lessons, weight, split)
+    for name, lines in (("gradebook.csv", book.csv), ("gradebook.md", book.md), ("scores.csv", scores)):
         with open(os.path.join(outdir, name), "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write("\n".join(lines) + "\n")
-    if ncells == 0:
-        return 1, "\n".join(md) + "\n", "%s: no cell results (*/result.txt) in %s" % (me, visible(cells))
-    return (1 if failed else 0), "\n".join(md) + "\n", None
+    md = "\n".join(book.md) + "\n"
+    if book.ncells == 0:
+        return 1, md, "%s: no cell results (*/result.txt) in %s" % (me, visible(cells))
+    return (1 if book.failed else 0), md, None

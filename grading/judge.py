@@ -6,9 +6,12 @@ The grade counts what the student produced: a test case that asked the submissio
 (asked > 0) judged the student's work and counts; one that asked none is the course's own test,
 reported apart and never counted. One of those failing is the course's or the grader's error.
 """
+from __future__ import annotations
+
 import json
 import os
 from dataclasses import dataclass, field
+from typing import Optional, Sequence
 
 MAX_VERDICT_BYTES = 4 << 20
 
@@ -27,24 +30,24 @@ class Grade:
     inconsistent: int = 0
     first_failure: str = ""    # of a counted test case
     course_failures: list = field(default_factory=list)  # names of course test cases that failed
-    evidence: list = None      # the verdict's "evidence" (speed of each exercise; grading/evidence.py reads it)
+    evidence: Optional[list] = None  # the verdict's "evidence" (speed of each exercise; grading/evidence.py reads it)
 
 
-def _int(tc, key, where):
+def _int(tc: dict, key: str, where: str) -> int:
     v = tc.get(key)
     if type(v) is not int or v < 0:
         raise VerdictError("%s: '%s' is not a whole number >= 0" % (where, key))
     return v
 
 
-def _bool(tc, key, where):
+def _bool(tc: dict, key: str, where: str) -> bool:
     v = tc.get(key)
     if type(v) is not bool:
         raise VerdictError("%s: '%s' is not true or false" % (where, key))
     return v
 
 
-def read_verdict(path, lesson=None, seed=None):
+def read_verdict(path: str, lesson: str | None = None, seed: int | None = None) -> Grade:
     """VERDICT.json -> Grade. Raises VerdictError when it is missing, unreadable, not whole
     ("complete": true), of another format, lesson or seed, or malformed."""
     try:
@@ -103,7 +106,7 @@ def read_verdict(path, lesson=None, seed=None):
     return g
 
 
-def findings(g, run_rc, earlier):
+def findings(g: Grade, run_rc: int, earlier: list[str]) -> list[str]:
     """What the verdict adds to a cell's findings (EARLIER: those of the run so far, a list)."""
     out = []
     if g.missing > 0 and run_rc == 0:
@@ -123,14 +126,16 @@ def findings(g, run_rc, earlier):
     return out
 
 
-def command(judge_exe, host_only, transcript, seed, hidden, verdict, extra=()):
+def command(judge_exe: str, host_only: bool, transcript: str, seed: int, hidden: str, verdict: str,
+            extra: Sequence[str] = ()) -> list[str]:
+    """The judge's command line: it judges TRANSCRIPT and writes VERDICT."""
     cmd = [judge_exe] + (["--host"] if host_only else []) + list(extra) + ["--judge", transcript, "--seed", str(seed)]
     if hidden:
         cmd += ["--hidden-shapes", hidden]
     return cmd + ["--verdict", verdict]
 
 
-def clear(verdict):
+def clear(verdict: str) -> None:
     for p in (verdict, verdict + ".tmp"):
         try:
             os.unlink(p)

@@ -1,16 +1,19 @@
 """The one list of lessons (lessons/lessons.txt): one line per gradable lesson folder,
 `NN_name HIDDEN_SHAPE_ARITY`; `#` starts a comment, blank lines are ignored."""
+from __future__ import annotations
+
 import os
 import re
 
-_NAME = re.compile(r"^[0-9][0-9]_[A-Za-z0-9_]+$")
+# A lesson folder's name: the rule CMakeLists.txt applies to the same file (lowercase letters, digits, _).
+_NAME = re.compile(r"^[0-9][0-9]_[a-z0-9_]+$")
 
 
 class LessonListError(Exception):
     pass
 
 
-def read_lessons(path):
+def read_lessons(path: str) -> dict[str, int]:
     """{lesson: arity}, in the file's order. A missing or malformed file is an error: the grader
     never guesses the lessons."""
     try:
@@ -35,11 +38,11 @@ def read_lessons(path):
     return lessons
 
 
-def course_lessons(repo):
+def course_lessons(repo: str) -> dict[str, int]:
     return read_lessons(os.path.join(repo, "lessons", "lessons.txt"))
 
 
-def check_hidden_shapes(path, lessons):
+def check_hidden_shapes(path: str, lessons: dict[str, int]) -> str | None:
     """None when every line of the hidden-shapes file is a lesson and as many positive whole numbers
     as that lesson's shapes have; else the first bad line, said."""
     try:

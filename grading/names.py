@@ -12,6 +12,8 @@ submission printed, come out printable, on one line, and never as markup or a sp
   and of a Markdown table.
 - quote_output(text): a line a submission (or its compiler) printed, quoted as its own words.
 """
+from __future__ import annotations
+
 import hashlib
 import re
 import unicodedata
@@ -20,7 +22,7 @@ MAX_NAME_BYTES = 120  # a shown name, in UTF-8 bytes, before the hash that keeps
 _HASHED = re.compile(r"\.\.\.~[0-9a-f]{12}$")
 
 
-def _escape_char(ch, backslash):
+def _escape_char(ch: str, backslash: bool) -> str:
     o = ord(ch)
     if 0xDC80 <= o <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
         return "\\x%02x" % (o - 0xDC00)
@@ -36,7 +38,7 @@ def _escape_char(ch, backslash):
     return ch
 
 
-def escape_bytes(raw):
+def escape_bytes(raw: bytes | str) -> str:
     """Injective and printable: bytes -> str."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
@@ -44,13 +46,13 @@ def escape_bytes(raw):
     return "".join(_escape_char(c, True) for c in text)
 
 
-def short_hash(raw):
+def short_hash(raw: bytes | str) -> str:
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
     return hashlib.sha256(raw).hexdigest()[:12]
 
 
-def display_name(raw):
+def display_name(raw: bytes | str) -> str:
     """escape_bytes, at most about MAX_NAME_BYTES long; a longer name (or one that looks like a cut
     one) is cut and ends in ...~HASH of its raw bytes."""
     s = escape_bytes(raw)
@@ -63,18 +65,18 @@ def display_name(raw):
     return cut + "...~" + short_hash(raw)
 
 
-def visible(text):
+def visible(text: str | bytes) -> str:
     """Control and invisible characters escaped (\\xNN, \\uXXXX); backslashes stay as they are."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "surrogateescape")
     return "".join(_escape_char(c, False) for c in text)
 
 
-def shorten(text, limit=400):
+def shorten(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def quote_output(text, limit=300):
+def quote_output(text: str, limit: int = 300) -> str:
     """A line printed by the submission or by its compiler, quoted as theirs: escaped, cut, between
     guillemets that the text itself cannot close."""
     t = visible(text).replace("\u00ab", "\\u00ab").replace("\u00bb", "\\u00bb")
@@ -84,7 +86,7 @@ def quote_output(text, limit=300):
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_field(value):
+def csv_field(value: object) -> str:
     """One CSV field: control characters escaped; a field that a spreadsheet would read as a
     formula (starting with = + - @ TAB CR; OWASP's CSV-injection guidance) gets a leading single
     quote (a lone "-", which no spreadsheet reads as a formula, stays); RFC 4180 quotes around a
@@ -97,7 +99,7 @@ def csv_field(value):
     return s
 
 
-def md_field(value):
+def md_field(value: object) -> str:
     """One Markdown table cell: control characters escaped, then what would end the cell or start
     markup (a backslash, a pipe, an HTML tag, emphasis, code) escaped;
     "transpose_tiled<(int)32>" stays as it is."""
@@ -110,7 +112,7 @@ def md_field(value):
 _UNSAFE_FILE = re.compile(r"[/\x00]")
 
 
-def feedback_file_name(student):
+def feedback_file_name(student: str) -> str:
     """The feedback file of a student shown as STUDENT (display_name's text): the name itself when it
     is a safe file name, else a cleaned, cut name with the hash of the name."""
     s = student

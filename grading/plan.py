@@ -6,6 +6,8 @@ folder gets one row: a cell to grade (NN_name/main.cu, a regular file of at most
 or a finding. Folders are opened with O_NOFOLLOW relative to their parent's descriptor, so a
 symbolic link (to the course's solution, a classmate, a root-only file) is reported, never read.
 """
+from __future__ import annotations
+
 import os
 import stat
 from dataclasses import dataclass, field
@@ -31,12 +33,12 @@ class PlannedCell:
     shown_student: str = field(init=False)
     shown_lesson: str = field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.shown_student = display_name(self.student)
         self.shown_lesson = display_name(self.lesson) if self.lesson else ""
 
 
-def kind(mode):
+def kind(mode: int) -> str:
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     if stat.S_ISDIR(mode):
@@ -52,7 +54,7 @@ def kind(mode):
     return "not a file or folder"
 
 
-def _entries(dir_fd, limit):
+def _entries(dir_fd: int, limit: int) -> list[bytes]:
     """The names in a folder (bytes, sorted by byte), at most LIMIT + 1 of them read."""
     names = []
     with os.scandir(dir_fd) as it:
@@ -63,7 +65,7 @@ def _entries(dir_fd, limit):
     return sorted(names)
 
 
-def scan(submissions, lessons, limits=Limits()):
+def scan(submissions: str, lessons: dict[str, int], limits: Limits = Limits()) -> list[PlannedCell]:
     """[PlannedCell], in the order of the students' and their entries' names (bytes)."""
     cells = []
     top = os.open(submissions, O_DIR)
@@ -78,7 +80,7 @@ def scan(submissions, lessons, limits=Limits()):
     return cells
 
 
-def _scan_student(top, student, index, lessons, limits):
+def _scan_student(top: int, student: bytes, index: int, lessons: dict[str, int], limits: Limits) -> list[PlannedCell]:
     row = lambda lesson, finding, source=(): PlannedCell(student, lesson, source, finding, index)
     try:
         st = os.lstat(student, dir_fd=top)
@@ -108,7 +110,7 @@ def _scan_student(top, student, index, lessons, limits):
         os.close(fd)
 
 
-def _scan_entry(sfd, student, name, index, lessons, limits):
+def _scan_entry(sfd: int, student: bytes, name: bytes, index: int, lessons: dict[str, int], limits: Limits) -> PlannedCell:
     row = lambda finding, source=(): PlannedCell(student, name, source, finding, index)
     lesson = name.decode("utf-8", "surrogateescape")
     try:
@@ -155,7 +157,7 @@ class SourceError(Exception):
     pass
 
 
-def read_source(submissions, parts, limit):
+def read_source(submissions: str, parts: tuple, limit: int) -> bytes:
     """The bytes of SUBMISSIONS/student/lesson/main.cu, opened one level at a time with O_NOFOLLOW
     (never through a link, even one made after the plan), a regular file of at most LIMIT bytes."""
     fds = []

@@ -9,11 +9,14 @@ own PID namespace (nothing it starts outlives it), its own user id when the grad
 through --json-status-fd whether it started the command: a failure to start is told apart from
 what the submission prints without reading anything the submission wrote.
 """
+from __future__ import annotations
+
 import fcntl
 import os
 import re
 import shutil
 from dataclasses import dataclass, field
+from typing import Iterable, Sequence
 
 UID_FIRST = 100000  # cell user ids: UID_FIRST + SLOT_SIZE * slot + cell number (1 .. SLOT_SIZE - 1)
 SLOT_SIZE = 10000
@@ -41,7 +44,7 @@ class Config:
     env: dict = field(default_factory=dict)        # PASSENV values of the grader's environment
 
 
-def cell_uid(uid_base, cell_number):
+def cell_uid(uid_base: int, cell_number: int) -> int:
     """A cell's user id; never outside its slot's range."""
     if not 1 <= cell_number < SLOT_SIZE:
         raise ValueError("cell number %d outside 1..%d: a run grades at most %d cells"
@@ -49,7 +52,8 @@ def cell_uid(uid_base, cell_number):
     return uid_base + cell_number
 
 
-def command(cfg, role, box, uid=None, gpu_uuid="", gpu_minor="", nproc_base=0, status_fd=None, data_mib=0):
+def command(cfg: Config, role: str, box: str, uid: int | None = None, gpu_uuid: str = "", gpu_minor: str = "",
+            nproc_base: int = 0, status_fd: str | None = None, data_mib: int = 0) -> list[str]:
     """The prefix that runs a command in a cell's sandbox. ROLE compile: BOX writable; run: read-only.
     UID: the cell's user (as root); NPROC_BASE: not root, the processes this user already has (the
     limit is that plus --procs). STATUS_FD: bwrap's --json-status-fd. DATA_MIB: RLIMIT_DATA of every
@@ -62,7 +66,7 @@ def command(cfg, role, box, uid=None, gpu_uuid="", gpu_minor="", nproc_base=0, s
     if data_mib:
         sb.append("--data=%d" % (data_mib * mib))
     if cfg.as_root:
-        sb += ["--nproc=%d" % cfg.procs, "--", "setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups"]
+        sb += ["--nproc=%d" % cfg.procs, "--", "setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups"]  # type: ignore[str-format]
     else:
         sb += ["--nproc=%d" % (nproc_base + cfg.procs), "--"]
     sb += ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
@@ -104,7 +108,7 @@ def command(cfg, role, box, uid=None, gpu_uuid="", gpu_minor="", nproc_base=0, s
     return sb + ["--"]
 
 
-def hide_list(paths):
+def hide_list(paths: Iterable[str]) -> list[str]:
     """Folders to hide, shortest first (a parent's tmpfs before a child's), without repeats."""
     seen = []
     for p in sorted(paths, key=len):
@@ -113,7 +117,8 @@ def hide_list(paths):
     return seen
 
 
-def system_dirs(tools=("cmake", "ninja", "nvcc", "compute-sanitizer", "cuobjdump", "c++"), paths=()):
+def system_dirs(tools: Sequence[str] = ("cmake", "ninja", "nvcc", "compute-sanitizer", "cuobjdump", "c++"),
+                paths: Sequence[str] = ()) -> tuple[list[str], dict[str, str]]:
     """The read-only system folders, and the prefixes of tools installed outside them (TOOLS found
     on PATH, PATHS given as absolute paths of programs). Returns (ro_dirs, links)."""
     ro = [d for d in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt") if os.path.lexists(d)]
@@ -129,7 +134,7 @@ def system_dirs(tools=("cmake", "ninja", "nvcc", "compute-sanitizer", "cuobjdump
     return ro, links
 
 
-def prefix_dirs(cmake_defs):
+def prefix_dirs(cmake_defs: Iterable[str]) -> list[str]:
     """Folders of -DCMAKE_PREFIX_PATH=... and -Ddoctest_DIR=... that a compile must see."""
     out = []
     for d in cmake_defs:
@@ -146,11 +151,12 @@ class Slot:
     """One of ten slots of cell user ids per machine (a lock in /tmp, shared with any other
     grader run): a run's cells are UID_FIRST + SLOT_SIZE * slot + 1 ... + SLOT_SIZE - 1."""
 
-    def __init__(self):
-        self.fd = None
+    def __init__(self) -> None:
+        self.fd: int | None = None
         self.base = UID_FIRST
 
-    def take(self):
+    def take(self) -> bool:
+        """Takes the first free slot (its lock held while the grader runs); False when all ten are taken."""
         for slot in range(SLOTS):
             fd = os.open("/tmp/.course-grade-slot-%d.lock" % slot, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
             try:

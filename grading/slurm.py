@@ -1,14 +1,18 @@
 """--slurm: a job array that grades the class (task K: the students K, K + N, ... with --resume
 --slice K/N) and a gradebook job that runs after the whole array, however its tasks ended."""
+from __future__ import annotations
+
 import os
 import shlex
 
 
-def write(sdir, grade_sh, task_args, tasks, gpus_per_task, partition, account, cells_dir, out, weights_file, split=""):
+def write(sdir: str, grade_sh: str, task_args: list[str], tasks: int, gpus_per_task: int, partition: str, account: str,
+          cells_dir: str, out: str, weights_file: str, split: str = "") -> None:
+    """The Slurm job array of the class, its gradebook job and submit.sh, written into SDIR."""
     q = shlex.quote
     os.makedirs(sdir, exist_ok=True)
 
-    def header(name):
+    def header(name: str) -> str:
         h = "#!/bin/bash\n# Written by grade.sh --slurm; submit both jobs with: bash %s\n" % q(os.path.join(sdir, "submit.sh"))
         h += "#SBATCH --job-name=%s\n#SBATCH --ntasks=1\n" % name
         if partition:

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Static facts of a compiled kernel, judged by an exercise's rubric (no GPU needed).
+Run from the course's root as `python3 -m grading.static_evidence ...` (grading/ is a package).
 
     static_evidence.py facts BINARY                  every kernel's registers, shared bytes, stack,
                                                      local memory and SASS instruction counts (JSON)

@@ -50,7 +50,7 @@ if [ -n "$record" ]; then
   rc=0
   for l in "${lessons[@]}"; do
     if [ ! -f "$record/$l/result.json" ]; then echo "$l: no $record/$l/result.json: nothing recorded"; continue; fi
-    python3 grading/counters.py record "$record/$l/result.json" --rubric "lessons/$l/rubric.json" \
+    python3 -m grading.counters record "$record/$l/result.json" --rubric "lessons/$l/rubric.json" \
       --source "${record%/}/$l" ${gpu:+--gpu "$gpu"} || rc=1
   done
   exit $rc
@@ -94,7 +94,7 @@ for l in "${lessons[@]}"; do
     continue
   fi
   mkdir -p "$out/$l"
-  python3 grading/counters.py measure "$build/${l}_check" --rubric "lessons/$l/rubric.json" --timeout "$timeout" \
+  python3 -m grading.counters measure "$build/${l}_check" --rubric "lessons/$l/rubric.json" --timeout "$timeout" \
     --save "$out/$l/raw" --values "$out/$l/values.json" --json "${full[@]}" > "$out/$l/result.json" 2> "$out/$l/stderr.txt"
   rc=$?
   if [ $rc -ne 0 ]; then

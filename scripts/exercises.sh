@@ -119,7 +119,7 @@ static_evidence() {
     nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt" 2> /dev/null | head -n 1)
     [ -n "$nvcc" ] && [ -x "$(dirname "$nvcc")/cuobjdump" ] && export CUOBJDUMP="$(dirname "$nvcc")/cuobjdump"
   fi
-  python3 "$tool" check "$rubric" "$build/exercise_$name" > "$logs/$name.static.txt" 2>&1
+  python3 -m grading.static_evidence check "$rubric" "$build/exercise_$name" > "$logs/$name.static.txt" 2>&1
   rc=$?
   case $rc in
     0) static=ok ;;
@@ -145,7 +145,7 @@ ub_lint() {
     [ "$verbose" = 1 ] && echo "lint: not run (no python3 here)"
     return 0
   fi
-  run_limited "$logs/$name.lint.txt" python3 "$tool" "exercises/$name/main.cu"
+  run_limited "$logs/$name.lint.txt" python3 -m grading.ub_lint "exercises/$name/main.cu"
   rc=$?
   case $rc in
     0) lint=ok ;;
@@ -197,7 +197,7 @@ speed_evidence() {
     grep '^speed ' "$logs/$name.speed.txt"
     return 0
   fi
-  if ! python3 "$tool" judge "$rubric" --lines "$evidence" > "$logs/$name.speed.json" 2> "$logs/$name.speed.err"; then
+  if ! python3 -m grading.evidence judge "$rubric" --lines "$evidence" > "$logs/$name.speed.json" 2> "$logs/$name.speed.err"; then
     if [ ! -s "$logs/$name.speed.json" ]; then
       echo "speed: not judged ($(tail -n 1 "$logs/$name.speed.err"))"
       grep '^speed ' "$logs/$name.speed.txt"
@@ -239,7 +239,7 @@ counters_evidence() {
   if [ ! -f "$tool" ] || ! command -v python3 > /dev/null; then
     echo "counters: not shown (no $tool or python3 here)"; return 0
   fi
-  run_limited "$logs/$name.counters.txt" python3 "$tool" measure "$build/exercise_${name}_check" --rubric "$rubric" --timeout 120
+  run_limited "$logs/$name.counters.txt" python3 -m grading.counters measure "$build/exercise_${name}_check" --rubric "$rubric" --timeout 120
   case $? in
     0) cat "$logs/$name.counters.txt" ;;
     124|137) echo "counters: stopped after ${limit} s (output so far: $logs/$name.counters.txt)" ;;

@@ -36,17 +36,17 @@ for f in "$root"/exercises/[0-9][0-9]_*/main.cu; do
 done
 mkdir -p "$work/m"
 k=0
-python3 "$root/grading/mutants.py" list | cut -f1 | while read -r id; do
+(cd "$root" && python3 -m grading.mutants list) | cut -f1 | while read -r id; do
   k=$((k + 1))
-  python3 "$root/grading/mutants.py" apply "$id" "$work/m/$k.cu" || exit 1
+  (cd "$root" && python3 -m grading.mutants apply "$id" "$work/m/$k.cu") || exit 1
   printf '%s\t%s\n' "$id" "$work/m/$k.cu"
 done >> "$work/files.txt" || { echo "lint_mutants.sh: grading/mutants.py failed" >&2; exit 1; }
 one() {  # one N: the N-th file of files.txt linted, "NAME<TAB>OUTCOME" into $work/r/N.txt
   local name file
   name=$(sed -n "$1p" "$work/files.txt" | cut -f1)
   file=$(sed -n "$1p" "$work/files.txt" | cut -f2)
-  python3 "$root/grading/ub_lint.py" --json --gxx "$gxx" "$file" > "$work/r/$1.json" 2>&1
-  printf '%s\t%s\n' "$name" "$(python3 "$root/grading/mutation_report.py" lint "$work/r/$1.json")" > "$work/r/$1.txt"
+  (cd "$root" && python3 -m grading.ub_lint --json --gxx "$gxx" "$file") > "$work/r/$1.json" 2>&1
+  printf '%s\t%s\n' "$name" "$(cd "$root" && python3 -m grading.mutation_report lint "$work/r/$1.json")" > "$work/r/$1.txt"
 }
 export -f one
 export root work gxx

@@ -39,11 +39,13 @@ file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts") 
 # facts (grading/static_evidence.py reads the student's own binary), the counters
 # (grading/counters.py) and the speed beside the course solution's (grading/evidence.py judges the
 # check's --evidence lines against the solution's figures recorded on the course's GPUs,
-# results/<gpu>/evidence/solution.csv: times, no code). Not the grader.
-file(COPY "${root}/grading/static_evidence.py" "${root}/grading/evidence.py" "${root}/grading/counters.py" DESTINATION "${stage}/grading")
+# results/<gpu>/evidence/solution.csv: times, no code). Not the grader. They are modules of the package
+# grading/ (run as `python3 -m grading.evidence ...`): its __init__.py, which imports nothing, comes too.
+file(COPY "${root}/grading/__init__.py" "${root}/grading/static_evidence.py" "${root}/grading/rubric.py" "${root}/grading/evidence.py"
+     "${root}/grading/counters.py" "${root}/grading/counters_rules.py" "${root}/grading/ncu.py" DESTINATION "${stage}/grading")
 # The lint (grading/ub_lint.py: the device code as host C++ through g++ -O3, for undefined behaviour
 # nvcc would delete), which `scripts/exercises.sh check` runs and the grader runs in its sandbox.
-file(COPY "${root}/grading/ub_lint.py" DESTINATION "${stage}/grading")
+file(COPY "${root}/grading/ub_lint.py" "${root}/grading/ub_render.py" DESTINATION "${stage}/grading")
 file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
 foreach(file IN LISTS solution_figures)
   get_filename_component(folder "${file}" DIRECTORY)

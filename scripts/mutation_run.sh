@@ -40,6 +40,9 @@
 # summary.txt says), 1 when it could not run, 2 for a bad command line.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+# course_py TREE MODULE ARGS...: the course tool grading/MODULE.py of the course copy TREE, run as a
+# module of its package from TREE (the tools import each other: python3 -m, absolute paths only).
+course_py() { local tree=$1 module=$2; shift 2; (cd "$tree" && python3 -m "grading.$module" "$@"); }
 usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }
 die() { echo "mutation_run.sh: $*" >&2; exit 1; }
 
@@ -93,7 +96,7 @@ limit=${MUTANT_TIME_LIMIT:-60}
 memcheck_limit=${MEMCHECK_TIME_LIMIT:-180}
 
 # ---- the mutants: "id<TAB>rule<TAB>lesson", in the generator's order
-list=$(python3 "$root/grading/mutants.py" list) || die "grading/mutants.py list failed"
+list=$(course_py "$root" mutants list) || die "grading/mutants.py list failed"
 ids=() rules=() lessons_of=()
 while IFS=$'\t' read -r id _; do
   [ -n "$id" ] || continue
@@ -174,7 +177,7 @@ rm -rf "$work/src" && mkdir -p "$work/src" || die "cannot create $work/src"
 (cd "$root" && tar --exclude='./build*' --exclude='./.git' --exclude='./.wt' --exclude='./.deps' -cf - .) \
   | (cd "$work/src" && tar -xf -) || die "could not copy the course"
 printf '%s\n' "${ids[@]}" > "$work/ids.txt"
-python3 "$root/grading/mutation_report.py" write "$root" "$work/src" "$work/ids.txt" || die "could not write the mutants"
+course_py "$root" mutation_report write "$root" "$work/src" "$work/ids.txt" || die "could not write the mutants"
 mapfile -t regions_of < "$work/src/mutants/regions.txt"
 echo "configuring $build ..."
 if ! (cd "$work/src" && cmake --preset default -B "$build" "${extra[@]}") > "$logs/configure.txt" 2>&1; then
@@ -208,7 +211,7 @@ run_static() {
   local name=$1 lesson=$2 program=$3 rubric="$work/src/lessons/$2/rubric.json" rc
   if [ ! -f "$rubric" ]; then echo "-" > "$state/$name.static"; return; fi
   if past_deadline; then echo "not run (deadline)" > "$state/$name.static"; return; fi
-  python3 "$work/src/grading/static_evidence.py" check "$rubric" "$program" > "$logs/$name.static.txt" 2>&1
+  course_py "$work/src" static_evidence check "$rubric" "$program" > "$logs/$name.static.txt" 2>&1
   rc=$?
   local words
   words=$(grep -E '^\s+\[(SHORT|short)' "$logs/$name.static.txt" | head -n 1 | sed 's/^ *//; s/  */ /g')
@@ -222,10 +225,10 @@ run_static() {
 run_lint() {
   local name=$1 source=$2
   if past_deadline; then echo "not run (deadline)" > "$state/$name.lint"; return; fi
-  limited python3 "$work/src/grading/ub_lint.py" --json "$source" > "$logs/$name.lint.txt" 2>&1
-  python3 "$work/src/grading/mutation_report.py" lint "$logs/$name.lint.txt" > "$state/$name.lint"
+  (cd "$work/src" && limited python3 -m grading.ub_lint --json "$source") > "$logs/$name.lint.txt" 2>&1
+  course_py "$work/src" mutation_report lint "$logs/$name.lint.txt" > "$state/$name.lint"
 }
-export -f run_static run_lint limited left past_deadline
+export -f run_static run_lint limited left past_deadline course_py
 export state logs limit deadline start work
 
 # solution_round: the speed cases of every lesson's own code, appended to $out/solution.csv.
@@ -238,7 +241,7 @@ solution_round() {
     past_deadline && break
     limited "$build/${lesson}_check" --gpu --test-case='speed: *' --evidence "$f" > "$logs/solution.$lesson.speed$round.txt" 2>&1
   done
-  python3 "$root/grading/mutation_report.py" solution-rows "$f" "$out/solution.csv" "$gpu_name"
+  course_py "$root" mutation_report solution-rows "$f" "$out/solution.csv" "$gpu_name"
 }
 # run_speed NAME LESSON CHECK REGION: the speed case of the exercise region the mutant changes
 # (all of the lesson's when it is not known), judged against this run's solution rounds.
@@ -254,8 +257,8 @@ run_speed() {
   if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then echo FAILED > "$state/$name.speed"; return; fi
   if [ ! -f "$work/src/grading/evidence.py" ] || [ ! -f "$rubric" ]; then echo "not judged (no grading/evidence.py or rubric)" > "$state/$name.speed"; return; fi
   if [ ! -s "$f" ]; then echo "not measured (no speed case ran)" > "$state/$name.speed"; return; fi
-  python3 "$work/src/grading/evidence.py" judge "$rubric" --lines "$f" --solutions "$out/solution.csv" > "$logs/$name.speed.json" 2> "$logs/$name.speed.err"
-  python3 "$root/grading/mutation_report.py" speed "$logs/$name.speed.json" > "$state/$name.speed"
+  course_py "$work/src" evidence judge "$rubric" --lines "$f" --solutions "$out/solution.csv" > "$logs/$name.speed.json" 2> "$logs/$name.speed.err"
+  course_py "$root" mutation_report speed "$logs/$name.speed.json" > "$state/$name.speed"
 }
 
 # ---- the course's own code first
@@ -413,7 +416,7 @@ fi
 [ -f "$out/solution.csv" ] || echo "gpu,exercise,kernel,ms,ceiling,ceiling_ms,runs,spread" > "$out/solution.csv"
 
 # ---- mutants.csv and summary.txt
-python3 "$root/grading/mutation_report.py" report "$state" "$out" "$work/ids.txt" "$equivalents" \
+course_py "$root" mutation_report report "$state" "$out" "$work/ids.txt" "$equivalents" \
   "$(($(date +%s) - start))" "$deadline" "$memcheck" "$no_gpu" "$work/solution_problems.txt"
 # The logs worth reading beside the results (each cut to 32 KiB): the course's own code's, and every
 # layer's of each mutant no layer caught; logs/index.txt names the mutant of each mutNNN.

@@ -9,7 +9,11 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from grading import cli, gradebook  # noqa: E402
+from grading import (box, cell_evidence, cli, evidence, gradebook, judge, options, run, runfolder,  # noqa: E402
+                     sandbox, slurm, static_evidence)
+from grading.cell_grade import SKIP_SPEED  # noqa: E402
+from grading.exits import Exit, Stop  # noqa: E402
+from grading.findings import memcheck_subset_finding  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LESSONS = {"01_naive_transpose": 2, "02_shared_transpose": 2, "06_bank_conflicts": 2}
@@ -39,7 +43,7 @@ class CommandLine(unittest.TestCase):
         self.assertIn("usage: scripts/grade.sh SUBMISSIONS", out)
 
     def test_options_parse(self):
-        o = cli.parse(["--timeout", "30", "--sanitize", "-DX=1", "--mem-mib", "2048", "--", "-subs"])
+        o = options.parse(["--timeout", "30", "--sanitize", "-DX=1", "--mem-mib", "2048", "--", "-subs"])
         self.assertEqual((o.timeout, o.sanitize, o.mem_mib, o.submissions), (30, True, 2048, "-subs"))
         self.assertEqual(o.passed_on, ["--timeout", "30", "--sanitize", "-DX=1", "--mem-mib", "2048"])
 
@@ -97,9 +101,9 @@ class Evidence(unittest.TestCase):
     words; the static facts read by cuobjdump (a stand-in that prints recorded output)."""
 
     def test_split_and_switches_parse(self):
-        o = cli.parse(["x"])
+        o = options.parse(["x"])
         self.assertEqual((o.split, o.memcheck, o.performance), ((80, 20), True, True))
-        o = cli.parse(["--weights", "70,30", "--no-memcheck", "--no-performance", "x"])
+        o = options.parse(["--weights", "70,30", "--no-memcheck", "--no-performance", "x"])
         self.assertEqual((o.split, o.split_given, o.memcheck, o.performance), ((70, 30), "70,30", False, False))
         self.assertEqual(o.passed_on, ["--no-memcheck", "--no-performance"])
         for bad in ("70,20", "80", "80,", ",", "a,b", "101,-1", "80,20,0", "80;20"):
@@ -111,43 +115,40 @@ class Evidence(unittest.TestCase):
     def test_a_cells_performance(self):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
-        g = cli.Grader(cli.parse(["x"]), REPO)
+        o = options.parse(["x"])
         cell = type("FakeCell", (), {})()
         cell.dir, cell.lesson = tmp, "04_reduction"
-        g.cells = [cell]
-        g.load_rubrics()
-        sys.path.insert(0, os.path.join(REPO, "grading"))
-        import evidence as ev
-        cell.static = ev.static_facts(dumps=os.path.join(REPO, "tests", "evidence", "recorded", "04_no_fence"))
-        grade = cli.judge.Grade(passed=3, total=3)
+        rubrics = cell_evidence.load_rubrics(REPO, [cell.lesson])
+        cell.static = evidence.static_facts(dumps=os.path.join(REPO, "tests", "evidence", "recorded", "04_no_fence"))
+        grade = judge.Grade(passed=3, total=3)
         grade.evidence = [{"exercise": "04.tree", "submission": {"ms": 1.0, "ceiling_ms": 0.9}, "solution": {"ms": 1.0, "ceiling_ms": 1.0}},
                           {"exercise": "04.shuffle", "submission": None, "solution": {"ms": 1.0, "ceiling_ms": 1.0}},
                           {"exercise": "04.last_block", "submission": {"ms": 0.1, "ceiling_ms": 1.0}, "solution": {"ms": 1.0, "ceiling_ms": 1.0}}]
-        perf = g.performance(cell, grade)
+        perf = cell_evidence.performance(o, rubrics, cell, grade)
         # speed: tree met (0.9), shuffle not recorded, last_block implausible; static: the tree's shared bytes met
         self.assertEqual(perf["performance"], "2/4")
         self.assertTrue(perf["short"].startswith("04.last_block: implausible"), perf["short"])  # shown before the plain shortfall
         self.assertEqual(len(perf["contracts_broken"]), 1)  # the missing fence
         with open(os.path.join(tmp, "evidence.json")) as f:
             self.assertEqual(len(json.load(f)["rules"]), 3 + 3)
-        g.o.performance = False
-        self.assertEqual(g.performance(cell, grade), {"performance": "off"})
-        g.o.performance, g.o.host_only = True, True
-        self.assertEqual(g.performance(cell, grade)["performance"], "not measured")
-        g.o.host_only = False
+        o.performance = False
+        self.assertEqual(cell_evidence.performance(o, rubrics, cell, grade), {"performance": "off"})
+        o.performance, o.host_only = True, True
+        self.assertEqual(cell_evidence.performance(o, rubrics, cell, grade)["performance"], "not measured")
+        o.host_only = False
         cell.lesson = "99_none"
-        self.assertEqual(g.performance(cell, grade)["performance"], "not measured")
+        self.assertEqual(cell_evidence.performance(o, rubrics, cell, grade)["performance"], "not measured")
 
     def test_the_slurm_gradebook_job_keeps_the_split(self):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
-        cli.slurm.write(tmp, "/c/grade.sh", ["subs"], 2, 1, "", "", "/o/cells", "/o", "", "70,30")
+        slurm.write(tmp, "/c/grade.sh", ["subs"], 2, 1, "", "", "/o/cells", "/o", "", "70,30")
         with open(os.path.join(tmp, "gradebook.sbatch")) as f:
             self.assertIn("--gradebook-from /o/cells --out /o --weights 70,30", f.read())
 
     def test_speed_test_cases_are_left_out_without_performance(self):
-        self.assertIn(cli.SKIP_SPEED, cli.judge.command("j", False, "t", 1, "", "v", [cli.SKIP_SPEED]))
-        self.assertEqual(cli.judge.command("j", True, "t", 1, "", "v"), ["j", "--host", "--judge", "t", "--seed", "1", "--verdict", "v"])
+        self.assertIn(SKIP_SPEED, judge.command("j", False, "t", 1, "", "v", [SKIP_SPEED]))
+        self.assertEqual(judge.command("j", True, "t", 1, "", "v"), ["j", "--host", "--judge", "t", "--seed", "1", "--verdict", "v"])
 
     def test_cell_score(self):
         self.assertEqual(gradebook.cell_score(False, {"performance": "5/5"}), 0.0)
@@ -168,14 +169,13 @@ class Evidence(unittest.TestCase):
         with open(log, "w") as f:
             f.write("========= Invalid __global__ read of size 4 bytes\n=========     at void k<(int)32>(const float *, int)+0x1a0\n"
                     "========= ERROR SUMMARY: 3 errors\n")
-        g = cli.Grader(cli.parse(["x"]), REPO)
-        found = g.memcheck_subset_finding(cli.run.Step(rc=99), log, 600)
+        found = memcheck_subset_finding(run.Step(rc=99), log, 600)
         self.assertEqual(len(found), 1)
         self.assertTrue(found[0].startswith("out-of-bounds or invalid memory access (memcheck on the small shapes: 3 errors"), found)
         self.assertIn("Invalid __global__ read", found[0])
-        self.assertEqual(g.memcheck_subset_finding(cli.run.Step(rc=0), log, 600), [])
-        self.assertEqual(g.memcheck_subset_finding(cli.run.Step(rc=1), log, 600), [])  # a failed check is the judge's to say
-        self.assertIn("timed out", g.memcheck_subset_finding(cli.run.Step(rc=124, timed_out=True), log, 600)[0])
+        self.assertEqual(memcheck_subset_finding(run.Step(rc=0), log, 600), [])
+        self.assertEqual(memcheck_subset_finding(run.Step(rc=1), log, 600), [])  # a failed check is the judge's to say
+        self.assertIn("timed out", memcheck_subset_finding(run.Step(rc=124, timed_out=True), log, 600)[0])
 
     def grader_with_fake_cuobjdump(self, script):
         tmp = tempfile.mkdtemp()
@@ -184,21 +184,23 @@ class Evidence(unittest.TestCase):
         with open(tool, "w") as f:
             f.write("#!/bin/sh\n" + script)
         os.chmod(tool, 0o755)
-        g = cli.Grader(cli.parse(["x", "--no-sandbox"]), REPO)
-        g.as_root = False
-        g.sbcfg = cli.sandbox.Config(no_sandbox=True)
-        g.cuobjdump = tool
+        g = box.Box(o=options.parse(["x", "--no-sandbox"]), cfg=sandbox.Config(no_sandbox=True), as_root=False, uid_base=0)
+        g.rubrics = cell_evidence.Rubrics(cuobjdump=tool)
         cell = type("FakeCell", (), {})()
-        cell.dir, cell.number = os.path.join(tmp, "cell"), 1
+        cell.dir, cell.number, cell.lesson = os.path.join(tmp, "cell"), 1, ""
         os.makedirs(cell.dir)
         return g, cell
+
+    @staticmethod
+    def static_facts(g, cell, binary, cap=cell_evidence.STATIC_CAP):
+        return cell_evidence.static_facts(g, cell, binary, g.rubrics, cap)
 
     def test_static_facts_from_cuobjdump(self):
         rec = os.path.join(REPO, "tests", "evidence", "recorded", "02_solution")
         g, cell = self.grader_with_fake_cuobjdump(
             'case $1 in --dump-resource-usage) k=resource;; -sass) k=sass;; -ptx) k=ptx;; esac\n'
             'exec python3 -c "import lzma,sys; sys.stdout.write(lzma.open(sys.argv[1], \'rt\').read())" "%s/$k.txt.xz"\n' % rec)
-        facts, why = g.static_facts(cell, "/bin/true")
+        facts, why = self.static_facts(g, cell, "/bin/true")
         self.assertIsNone(why)
         self.assertEqual(facts["arch"], "sm_90")
         self.assertTrue(any(k["name"].startswith("void transpose_tiled<33>") for k in facts["kernels"].values()))
@@ -218,22 +220,21 @@ class Evidence(unittest.TestCase):
             with self.subTest(lesson=lesson):
                 rec = os.path.join(REPO, "tests", "evidence", "recorded", (lesson or "02")[:2] + "_solution")
                 g, cell = self.grader_with_fake_cuobjdump("")
-                with open(g.cuobjdump, "w") as f:
+                with open(g.rubrics.cuobjdump, "w") as f:
                     f.write("#!/bin/sh\n" + script % (cell.dir, rec))
                 if lesson:
                     cell.lesson = lesson
-                g.cells = [cell] if lesson else []
-                g.load_rubrics()
-                g.cuobjdump = os.path.join(os.path.dirname(cell.dir), "cuobjdump")
-                facts, why = g.static_facts(cell, "/bin/true")
+                g.rubrics = cell_evidence.load_rubrics(REPO, [cell.lesson] if lesson else [])
+                g.rubrics.cuobjdump = os.path.join(os.path.dirname(cell.dir), "cuobjdump")
+                facts, why = self.static_facts(g, cell, "/bin/true")
                 self.assertIsNone(why)
                 with open(os.path.join(cell.dir, "calls.txt")) as f:
                     calls = [line.split() for line in f]
                 self.assertEqual([" ".join(c[:2]) if c[0] == "-sass" and c[1] == "-fun" else c[0] for c in calls], listings)
                 if lesson:
-                    rubric = cli.evidence.load_rubric(os.path.join(REPO, "lessons", lesson, "rubric.json"))
-                    full, _ = cli.evidence.static_facts(dumps=rec)
-                    self.assertEqual(cli.static_evidence.judge(rubric, facts), cli.static_evidence.judge(rubric, full))
+                    rubric = evidence.load_rubric(os.path.join(REPO, "lessons", lesson, "rubric.json"))
+                    full, _ = evidence.static_facts(dumps=rec)
+                    self.assertEqual(static_evidence.judge(rubric, facts), static_evidence.judge(rubric, full))
 
     def test_static_facts_that_cannot_be_read_are_the_cells(self):
         for script, words in (("exit 3\n", "short: cuobjdump --dump-resource-usage could not read"),
@@ -241,12 +242,11 @@ class Evidence(unittest.TestCase):
                               ("echo nothing\n", "short: cuobjdump found no kernel")):
             with self.subTest(words=words):
                 g, cell = self.grader_with_fake_cuobjdump(script)
-                facts, why = g.static_facts(cell, "/bin/true")
+                facts, why = self.static_facts(g, cell, "/bin/true")
                 self.assertIsNone(facts)
                 self.assertTrue(why.startswith(words), why)
         g, cell = self.grader_with_fake_cuobjdump("head -c 3000000 /dev/zero\n")
-        g.STATIC_CAP = 1 << 20
-        facts, why = g.static_facts(cell, "/bin/true")
+        facts, why = self.static_facts(g, cell, "/bin/true", cap=1 << 20)
         self.assertTrue(why.startswith("short: cuobjdump --dump-resource-usage printed over 1 MiB"), why)
 
 
@@ -266,17 +266,16 @@ class Resume(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def plan(self, *extra):
-        o = cli.parse([self.subs, "--out", self.out, "--no-sandbox", "--host-only"] + list(extra))
-        g = cli.Grader(o, REPO)
-        g.lessons, g.out, g.submissions = LESSONS, self.out, os.path.realpath(self.subs)
-        g.make_plan()
+        o = options.parse([self.subs, "--out", self.out, "--no-sandbox", "--host-only"] + list(extra))
+        g = runfolder.make_plan(o, self.out, os.path.realpath(self.subs), LESSONS, False, sandbox.UID_FIRST, Stop(o.slice))
+        g.o = o
         return g
 
     def test_seed_kept_and_checked(self):
         g = self.plan("--seed", "42")
         self.assertEqual([c.label for c in g.cells], ["Ada / 06_bank_conflicts", "Bo / 06_bank_conflicts"])
         self.assertEqual(self.plan("--resume").o.seed, 42)
-        with self.assertRaises(cli.Exit) as e:
+        with self.assertRaises(Exit) as e:
             self.plan("--resume", "--seed", "43")
         self.assertEqual(e.exception.code, 2)
         self.assertIn("graded with --seed 42", e.exception.message)
@@ -284,7 +283,7 @@ class Resume(unittest.TestCase):
     def test_options_that_change_a_grade(self):
         self.plan("--timeout", "30")
         for extra in (["--timeout", "31"], ["--mem-mib", "100"], ["--max-files", "5"]):
-            with self.assertRaises(cli.Exit) as e:
+            with self.assertRaises(Exit) as e:
                 self.plan("--resume", "--timeout", "30", *extra) if extra[0] != "--timeout" else self.plan("--resume", *extra)
             self.assertIn("options that change a grade differ", e.exception.message)
 
@@ -298,18 +297,18 @@ class Resume(unittest.TestCase):
     def test_changed_submissions_are_refused(self):
         self.plan()
         os.rename(os.path.join(self.subs, "Bo"), os.path.join(self.subs, "Ba"))
-        with self.assertRaises(cli.Exit) as e:
+        with self.assertRaises(Exit) as e:
             self.plan("--resume")
         self.assertIn("SUBMISSIONS changed since the first run", e.exception.message)
 
     def test_nothing_to_resume(self):
-        with self.assertRaises(cli.Exit) as e:
+        with self.assertRaises(Exit) as e:
             self.plan("--resume")
         self.assertEqual(e.exception.code, 2)
 
     def test_a_folder_not_made_by_the_grader(self):
         os.makedirs(os.path.join(self.out, "cells"))
-        with self.assertRaises(cli.Exit) as e:
+        with self.assertRaises(Exit) as e:
             self.plan()
         self.assertIn("was not made by", e.exception.message)
 

@@ -5,7 +5,6 @@ cuobjdump output of tests/evidence/recorded/."""
 import copy
 import io
 import json
-import math
 import os
 import shutil
 import sys
@@ -15,8 +14,8 @@ from contextlib import redirect_stderr, redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "grading"))
-import evidence as ev  # noqa: E402
+sys.path.insert(0, REPO)
+from grading import evidence as ev  # noqa: E402
 
 FIX = os.path.join(HERE, "fixtures")
 RECORDED = os.path.join(REPO, "tests", "evidence", "recorded")

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from grading import cli, compile as compile_, run  # noqa: E402
+from grading import compile as compile_, findings, run  # noqa: E402
 
 
 class Logs(unittest.TestCase):
@@ -52,14 +52,14 @@ class Logs(unittest.TestCase):
     def test_racecheck_details_are_quoted(self):
         p = self.log("racecheck.log", b"========= Error: Race reported between Write access at void transpose_tiled<(int)32>(const float *, float *, int, int)+0x1f0 in main.cu:40\n"
                      b"========= RACECHECK SUMMARY: 4 hazards displayed (4 errors, 0 warnings)\n")
-        f = cli.Grader.sanitizer_finding("racecheck", run.Step(rc=99), p, 120)
+        f = findings.sanitizer_finding("racecheck", run.Step(rc=99), p, 120)
         self.assertEqual(f, ["RACE (racecheck: 4 hazards, first in \u00abtranspose_tiled<(int)32>\u00bb)"])
 
     def test_sanitizer_verdict_is_its_exit_code(self):
         p = self.log("memcheck.log", b"========= ERROR SUMMARY: 12 errors\n")
-        self.assertEqual(cli.Grader.sanitizer_finding("memcheck", run.Step(rc=0), p, 120), [])  # a forged summary decides nothing
-        self.assertEqual(cli.Grader.sanitizer_finding("memcheck", run.Step(rc=99), p, 120), ["MEMCHECK (memcheck: 12 errors)"])
-        self.assertEqual(cli.Grader.sanitizer_finding("memcheck", run.Step(rc=124, timed_out=True), p, 120),
+        self.assertEqual(findings.sanitizer_finding("memcheck", run.Step(rc=0), p, 120), [])  # a forged summary decides nothing
+        self.assertEqual(findings.sanitizer_finding("memcheck", run.Step(rc=99), p, 120), ["MEMCHECK (memcheck: 12 errors)"])
+        self.assertEqual(findings.sanitizer_finding("memcheck", run.Step(rc=124, timed_out=True), p, 120),
                          ["memcheck timed out after 120 s"])
 
 

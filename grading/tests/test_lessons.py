@@ -38,6 +38,14 @@ class List(unittest.TestCase):
         with self.assertRaises(lessons.LessonListError):
             lessons.read_lessons("/nonexistent/lessons.txt")
 
+    def test_one_rule_for_lesson_names(self):
+        """The rule CMakeLists.txt applies to lessons/lessons.txt: NN_ then lowercase letters, digits, _."""
+        for text in ("01_Naive 1\n", "01_a-b 1\n", "01_ 1\n"):
+            with self.subTest(text=text):
+                with self.assertRaises(lessons.LessonListError):
+                    lessons.read_lessons(self.write(text))
+        self.assertEqual(lessons.read_lessons(self.write("01_naive_2 1\n")), {"01_naive_2": 1})
+
 
 class HiddenShapes(unittest.TestCase):
     L = {"04_reduction": 1, "05_tiled_matmul": 3}

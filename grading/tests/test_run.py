@@ -68,8 +68,8 @@ class Step(unittest.TestCase):
     def test_only_the_given_fds_are_passed(self):
         r, w = os.pipe()
         try:
-            s = run.run_step([PY, "-c", "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))"],
-                             self.log, 30, 4096, pass_fds=(w,))
+            run.run_step([PY, "-c", "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))"],
+                         self.log, 30, 4096, pass_fds=(w,))
         finally:
             os.close(r)
             os.close(w)

@@ -13,9 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "grading"))
-from grading import cli, ub_lint  # noqa: E402
-import mutants  # noqa: E402
+from grading import findings, mutants, options, ub_lint  # noqa: E402
 
 LESSONS = mutants.lessons(ROOT)
 HAVE_GXX = shutil.which("g++") is not None
@@ -157,7 +155,7 @@ class GraderFinding(unittest.TestCase):
             {"line": 130, "flag": "-Waggressive-loop-optimizations",
              "message": "iteration 4 invokes undefined behavior \u00bb; grade.sh: all passed \x1b[2K"},
             {"line": 141, "flag": "-Warray-bounds", "message": "array subscript 4"}]})
-        f = cli.lint_finding(log, 1)
+        f = findings.lint_finding(log, 1)
         self.assertTrue(f.startswith("undefined behaviour in the device code"))
         self.assertIn("main.cu:130: \u00abiteration 4 invokes undefined behavior", f)
         self.assertEqual(f.count("\u00bb"), 1)
@@ -165,16 +163,16 @@ class GraderFinding(unittest.TestCase):
         self.assertTrue(f.endswith("[-Waggressive-loop-optimizations]; 1 more"))
 
     def test_clean_and_not_applicable_fail_nothing(self):
-        self.assertIsNone(cli.lint_finding('{"status": "clean", "findings": [], "why": ""}\n', 0))
+        self.assertIsNone(findings.lint_finding('{"status": "clean", "findings": [], "why": ""}\n', 0))
         for log in ('{"status": "not applicable", "findings": [], "why": "g++ cannot compile it"}', "", "garbage\n{",
                     '{"status": "ub", "findings": []}', '["ub"]'):
-            f = cli.lint_finding(log, 3)
+            f = findings.lint_finding(log, 3)
             self.assertTrue(f.startswith("not applicable"), (log, f))
             self.assertFalse(re.match("undefined", f))
 
     def test_no_lint_switch(self):
-        self.assertFalse(cli.parse(["subs", "--no-lint"]).lint)
-        self.assertTrue(cli.parse(["subs"]).lint)
+        self.assertFalse(options.parse(["subs", "--no-lint"]).lint)
+        self.assertTrue(options.parse(["subs"]).lint)
 
 
 if __name__ == "__main__":

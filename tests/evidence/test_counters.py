@@ -25,8 +25,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "grading"))
-import counters  # noqa: E402
+sys.path.insert(0, ROOT)
+from grading import counters  # noqa: E402
 
 HAND = os.path.join(ROOT, "tests", "evidence", "handwritten_ncu")
 RECORDED = os.path.join(ROOT, "tests", "evidence", "recorded")
@@ -158,7 +158,7 @@ class EvidenceAgreesTest(unittest.TestCase):
     """grading/evidence.py (the grader) judges the same rules on the --values this tool writes."""
 
     def test_same_verdicts(self):
-        import evidence
+        from grading import evidence
         for lesson, csv_name in (("02", "02_solution.csv"), ("02", "02_no_padding.csv"), ("02", "02_no_shared.csv"),
                                  ("06", "06_bad_swizzle.csv")):
             with self.subTest(csv=csv_name):

@@ -7,8 +7,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "grading"))
-import mutants  # noqa: E402
+sys.path.insert(0, ROOT)
+from grading import mutants  # noqa: E402
 
 RULE = {name: rule for name, _, rule in mutants.RULES}
 

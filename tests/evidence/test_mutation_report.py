@@ -9,9 +9,9 @@ import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "grading"))
-import mutants  # noqa: E402
-import mutation_report as mr  # noqa: E402
+sys.path.insert(0, ROOT)
+from grading import mutants  # noqa: E402
+from grading import mutation_report as mr  # noqa: E402
 
 GPU = "NVIDIA H100 80GB HBM3"
 
@@ -76,9 +76,9 @@ class Speed(unittest.TestCase):
             write(p, "".join(mutant_lines))
             judged = os.path.join(d, "judged.json")
             with open(judged, "w") as f:
-                subprocess.run([sys.executable, os.path.join(ROOT, "grading", "evidence.py"), "judge",
+                subprocess.run([sys.executable, "-m", "grading.evidence", "judge",
                                 os.path.join(ROOT, "lessons", "02_shared_transpose", "rubric.json"),
-                                "--lines", p, "--solutions", csv_path], stdout=f, check=False)
+                                "--lines", p, "--solutions", csv_path], stdout=f, check=False, cwd=ROOT)
             return mr.speed_words(judged)
 
     def test_slow_met_and_unknown(self):

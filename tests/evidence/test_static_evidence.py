@@ -15,8 +15,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "grading"))
-import static_evidence as se  # noqa: E402
+sys.path.insert(0, ROOT)
+from grading import static_evidence as se  # noqa: E402
 
 RECORDED = os.path.join(ROOT, "tests", "evidence", "recorded")
 

@@ -11,7 +11,7 @@ work=${1:?usage: loop_test.sh WORK}
 rm -rf "$work" && mkdir -p "$work" && cp -R "$root/tests/exercises/loop/." "$work/" || exit 1
 mkdir -p "$work/scripts" "$work/exercises/01_toy"
 cp "$root/scripts/exercises.sh" "$root/scripts/make_exercises.cmake" "$work/scripts/" || exit 1
-mkdir -p "$work/grading" && cp "$root/grading/evidence.py" "$root/grading/static_evidence.py" "$work/grading/" || exit 1
+mkdir -p "$work/grading" && cp "$root/grading/__init__.py" "$root/grading/evidence.py" "$root/grading/rubric.py" "$root/grading/static_evidence.py" "$work/grading/" || exit 1
 cd "$work" || exit 1
 cmake -P scripts/make_exercises.cmake > /dev/null || { echo "FAIL: the generator failed on the toy lesson"; exit 1; }
 ex=exercises/01_toy/main.cu
@@ -141,7 +141,7 @@ expect_in "$out" '^speed: not measured \(this check has no speed test case\)' "a
 
 # ---- counters: a rubric with "counters" rules gets them shown after the speed, or why they cannot
 # be read (here a stand-in ncu that answers as the driver does for a user without the permission).
-cp "$root/grading/counters.py" grading/ || exit 1
+cp "$root/grading/counters.py" "$root/grading/counters_rules.py" "$root/grading/ncu.py" grading/ || exit 1
 python3 - lessons/01_toy/rubric.json <<'PY'
 import json, sys
 rubric = json.load(open(sys.argv[1]))
@@ -166,7 +166,7 @@ mv results.away results
 
 # ---- the lint: undefined behaviour GCC sees in the device code fails the exercise, whose checks
 # (here canned) pass; the finding names the line. Then the same loop with its bound fixed is clean.
-cp "$root/grading/ub_lint.py" grading/ || exit 1
+cp "$root/grading/ub_lint.py" "$root/grading/ub_render.py" grading/ || exit 1
 cat >> "$ex" <<'CU'
 __global__ void toy_rows(const float* in, float* out) {
     float v[4];

@@ -1,0 +1,95 @@
+"""A cell's sandboxed steps: the sandbox every cell shares (sandbox.Config), what an empty one
+costs to start, and Box.run, which runs one command of a cell in its sandbox under the cell's
+limits, as the cell's own user when the grader runs as root."""
+from __future__ import annotations
+
+import os
+import statistics
+from dataclasses import dataclass, field
+
+from . import run, sandbox
+from .exits import Stop
+from .names import visible
+from .options import Options
+
+
+@dataclass
+class Box:
+    """The sandbox of every cell of this run."""
+    o: Options
+    cfg: sandbox.Config
+    as_root: bool
+    uid_base: int                 # the slot's first user id (sandbox.Slot)
+    data_limit_runs: bool = False  # RLIMIT_DATA on the runs too (course_build.probe_data_limit)
+    hidden_arg: list[str] = field(default_factory=list)  # --hidden-shapes as a check sees it
+    sandbox_s: float = 0.0        # what an empty sandbox costs to start (median of 3)
+
+    def cell_uid(self, number: int) -> int | None:
+        """The user id of cell NUMBER (None: the grader's own)."""
+        return sandbox.cell_uid(self.uid_base, number) if self.as_root and not self.o.no_sandbox else None
+
+    def nproc_base(self) -> int:
+        """Processes the grader's user runs already (they count against a cell's process limit)."""
+        if self.as_root:
+            return 0
+        return len(run.uid_processes({os.getuid()}))
+
+    def run(self, cell_dir: str, number: int, name: str, limit: int, role: str, cmd: list[str], gpu: tuple | None,
+            fd3: int | None = None, cap: int | None = None) -> run.Step:
+        """Runs CMD in the cell's sandbox: DIR/NAME.log (cut at --output-kib, or CAP bytes), DIR/NAME.cut.
+        FD3: a descriptor the command gets as its fd 3 (the transcript), and no other."""
+        o = self.o
+        uid = self.cell_uid(number)
+        if uid is not None:
+            run.kill_uid(uid)  # never two runs of one user
+        data = o.mem_mib if role == "compile" or (name == "run" and self.data_limit_runs) else 0
+        prefix = sandbox.command(self.cfg, role, os.path.join(cell_dir, "box"), uid=uid, gpu_uuid=gpu[1] if gpu else "",
+                                 gpu_minor=gpu[2] if gpu else "", nproc_base=self.nproc_base(),
+                                 status_fd=None if o.no_sandbox else "{status_fd}", data_mib=data)
+        full = prefix + cmd
+        if fd3 is not None:
+            full = run.with_fd3(fd3, full)
+        step = run.run_step(full, os.path.join(cell_dir, name + ".log"), limit, cap or o.output_kib * 1024,
+                            mem_bytes=o.mem_mib << 20, uid=uid, count_procs=not o.no_sandbox,
+                            pass_fds=() if fd3 is None else (fd3,),
+                            status=not o.no_sandbox, nice=10 if role == "compile" else 0)
+        with open(os.path.join(cell_dir, name + ".cut"), "w") as f:
+            f.write("%d\n" % step.cut)
+        if uid is not None:
+            run.kill_uid(uid)
+        return step
+
+    def probe(self, prebuilt: str, cells_dir: str, stop: Stop) -> None:
+        """What the sandbox itself costs: an empty command in it, timed (3 times)."""
+        times = []
+        for _ in range(3):
+            cmd = sandbox.command(self.cfg, "run", prebuilt, uid=self.uid_base, nproc_base=self.nproc_base(),
+                                  status_fd="{status_fd}") + ["true"]
+            log = os.path.join(cells_dir, ".sandbox-probe.log")
+            step = run.run_step(cmd, log, 60, 65536, status=True)
+            if step.rc != 0:
+                with open(log, "rb") as f:
+                    why = f.readline(300).decode("utf-8", "replace").strip()
+                stop.die(3, "no sandbox: a cell's sandbox cannot start (%s); every folder above --out must be open to other users (chmod o+x), as a cell runs as a user of its own (nothing graded)" % visible(why))
+            times.append(step.seconds)
+        self.sandbox_s = statistics.median(times)
+
+
+def setup(o: Options, repo: str, submissions: str, out: str, view: str, prebuilt: str, cuobjdump: str | None,
+          as_root: bool, uid_base: int) -> Box:
+    """The sandbox every cell shares: the system read-only, the course view and the prebuilt
+    libraries, the GPU nodes; the course, the submissions and --out hidden."""
+    ro, links = sandbox.system_dirs()
+    cfg = sandbox.Config(
+        no_sandbox=o.no_sandbox, as_root=as_root, host_only=o.host_only, file_mib=o.file_mib,
+        scratch_mib=o.scratch_mib, procs=o.procs, ro_dirs=ro, links=links,
+        dev_nodes=sorted(os.path.join("/dev", n) for n in os.listdir("/dev") if n.startswith("nvidia")),
+        hide=sandbox.hide_list([repo, submissions, out, "/root", "/home"]),
+        view=view, prebuilt=prebuilt, extra_ro=sandbox.prefix_dirs(o.cmake_defs),
+        hidden=o.hidden, env={v: os.environ[v] for v in sandbox.PASSENV if os.environ.get(v)})
+    box = Box(o=o, cfg=cfg, as_root=as_root, uid_base=uid_base)
+    if o.hidden:
+        box.hidden_arg = ["--hidden-shapes", o.hidden if o.no_sandbox else "/hidden-shapes.txt"]
+    if cuobjdump:  # (a CUDA toolkit outside PATH: its folder must be seen in the sandbox)
+        cfg.ro_dirs, cfg.links = sandbox.system_dirs(paths=[cuobjdump])
+    return box

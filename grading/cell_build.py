@@ -1,0 +1,96 @@
+"""A cell's compile, in its sandbox: the lesson's check.cu against the student's main.cu (the
+runner); then the lint (grading/ub_lint.py: the device code as host C++ through g++ -O3) and the
+static facts of the compiled kernels (cuobjdump), each in the cell's sandbox too. Writes the cell's
+compiled file and the first lines of its timing.txt, and sets cell.compiled."""
+from __future__ import annotations
+
+import os
+import time
+
+from . import compile as compile_
+from . import gradebook, plan
+from .cell_evidence import static_facts
+from .context import Grading
+from .findings import lint_finding
+from .names import visible
+from .runfolder import Cell
+
+LINT_LIMIT_S = 90  # ub_lint.py gives g++ 60 s of it
+
+
+def run_lint(g: Grading, cell: Cell, box: str) -> str | None:
+    """The lint's finding for the cell (a string starting "undefined behaviour"), or None (clean),
+    or "not applicable (...)": grading/ub_lint.py of the course view runs g++ on the submission in
+    the cell's sandbox (GCC reads hostile source), and prints one JSON line last. What the
+    submission can shape of it (GCC's words, which quote its names) is quoted as its own."""
+    view = g.course.view
+    tool = os.path.join(view, "grading", "ub_lint.py")
+    step = g.box.run(cell.dir, cell.number, "lint", LINT_LIMIT_S, "run",
+                     ["python3", tool, "--json", "--timeout", "60", "--common", os.path.join(view, "common"),
+                      os.path.join(box, "src", "main.cu")], None, cap=1 << 20)
+    if not step.started or step.timed_out or step.mem_killed:
+        return "not applicable (the lint %s)" % ("could not start in the sandbox" if not step.started else
+                                                  "timed out" if step.timed_out else "went over the memory limit")
+    fd = os.open(os.path.join(cell.dir, "lint.log"), os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as f:
+        return lint_finding(f.read(1 << 20).decode("utf-8", "replace"), step.rc)
+
+
+def _after_compile(g: Grading, cell: Cell, box: str) -> None:
+    """The lint and the static facts of a cell that compiled (a grader error in either: not
+    applicable or not measured, and the cell is graded)."""
+    o = g.o
+    if o.lint:
+        t1 = time.monotonic()
+        try:
+            cell.lint = run_lint(g, cell, box)
+        except Exception as e:  # a grader error: the lint is not applicable, the cell is graded
+            cell.lint = "not applicable (grader error: %s)" % visible(str(e))[:200]
+        cell.timing.add("lint_s", "%.2f" % (time.monotonic() - t1))
+    if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("rules"):
+        t1 = time.monotonic()
+        try:
+            cell.static = static_facts(g.box, cell, os.path.join(box, "build", cell.lesson + "_check"), g.rubrics)
+        except Exception as e:  # a grader error: the static facts are not measured, the cell is graded
+            cell.static = (None, "static facts not read (grader error: %s)" % visible(str(e))[:200])
+        cell.timing.add("static_s", "%.2f" % (time.monotonic() - t1))
+
+
+def build_cell(g: Grading, cell: Cell) -> None:
+    """Compiles CELL in its sandbox (then its lint and static facts); its compiled file says yes,
+    no or - (not graded: its source could not be read, or its box made)."""
+    o = g.o
+    t0 = time.monotonic()
+    compiled, why = "no", ""
+    cell.timing.lines = []
+    try:
+        box = compile_.prepare_box(cell.dir, g.submissions, cell.planned.source, o.max_source_kib * 1024,
+                                   g.box.cell_uid(cell.number))
+        step = g.box.run(cell.dir, cell.number, "build", compile_.BUILD_LIMIT_S, "compile",
+                         compile_.compile_command(g.course.view, box, cell.lesson, g.course.prebuilt, g.course.config), None)
+        if step.rc == 0 and os.access(os.path.join(box, "build", cell.lesson + "_check"), os.X_OK):
+            compiled = "yes"
+        else:
+            why = compile_.finding(step, os.path.join(cell.dir, "build.log"), box, o.output_kib, o.mem_mib)
+        cell.timing.add("compile_s", "%.2f" % (time.monotonic() - t0))
+        cell.timing.add("compile_mib", "%d" % (step.peak_rss >> 20))
+        if compiled == "yes":
+            _after_compile(g, cell, box)
+    except plan.SourceError as e:
+        compiled, why, cell.timing.lines = "-", "%s: not graded" % e, []
+    except compile_.BoxError as e:
+        compiled, why, cell.timing.lines = "-", str(e), []
+    cell.timing.write(cell.dir)
+    cell.compile_finding, cell.compiled_value = why, compiled
+    gradebook.write_atomic(os.path.join(cell.dir, "compiled"), compiled + "\n")
+    cell.compiled.set()
+
+
+def build_or_say(g: Grading, cell: Cell) -> None:
+    """build_cell; a grader error is said in the cell, never a crash of the run."""
+    try:
+        build_cell(g, cell)
+    except Exception as e:  # a grader error: said in the cell, never a crash of the run
+        cell.compile_finding, cell.compiled_value = "grader error while compiling: %s" % visible(str(e))[:200], "-"
+        gradebook.write_atomic(os.path.join(cell.dir, "compiled"), "no\n")
+        cell.compiled.set()

@@ -1,0 +1,263 @@
+"""A cell's grading after its compile, layer by layer, each a function over the cell's run
+(CellRun): 1. run: the runner, sandboxed, records every value the submission hands back (nothing it
+prints is believed); 2. judge: the course's own check, outside the sandbox, judges the recorded
+values and writes the verdict; 3. the sanitizers (--sanitize); 4. the memcheck subset; 5. the
+performance evidence. Then the cell's result.txt, its timing.txt lines and its progress line."""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import gpus as gpus_
+from . import gradebook, judge, run
+from .cell_evidence import performance
+from .context import Grading
+from .findings import log_says, memcheck_subset_finding, run_finding, sanitizer_finding
+from .names import shorten
+from .runfolder import Cell
+
+# The doctest option that leaves out the `speed: <id>` test cases (harness/check_main.hpp): in the
+# sanitizers' runs (a large size timed many times, under a sanitizer, would prove nothing more) and
+# in runner and judge with --no-performance.
+SKIP_SPEED = "--test-case-exclude=speed: *"
+
+
+@dataclass
+class CellRun:
+    """One grading of a compiled cell on one GPU (None: the environment's), beside SHARE - 1 others."""
+    cell: Cell
+    gpu: tuple | None
+    share: int
+    findings: list[str] = field(default_factory=list)
+    lint: list[str] = field(default_factory=list)  # the lint's finding: first in the cell's findings
+    stop: str | None = None       # why its worker must take no more cells (its GPU is not the grader's)
+    step: run.Step = field(default_factory=run.Step)  # the runner's
+    grade: judge.Grade | None = None
+    judge_peak: int = 0
+    san_peak: int = 0
+    memcheck_ran: bool = False
+    marks: list[float] = field(default_factory=list)  # time.monotonic() after each layer
+
+    @property
+    def check(self) -> str:
+        return os.path.join(self.cell.dir, "box", "build", self.cell.lesson + "_check")
+
+    @property
+    def uuid(self) -> str:
+        return self.gpu[1] if self.gpu else ""
+
+    def passed_so_far(self) -> bool:
+        return not self.findings and self.grade is not None and self.grade.passed == self.grade.total
+
+    def gpu_left_busy(self, after: str) -> str:
+        """Alone on its GPU: whether the cell left it in use (then a finding, and its worker stops)."""
+        busy = gpus_.wait_free(self.uuid)
+        if busy:
+            self.stop = "the GPU was still in use after the cell of %s" % self.cell.label
+            return "left the GPU in use after %s (%s)" % (after, busy)
+        return ""
+
+
+def layer_run(g: Grading, r: CellRun) -> None:
+    """1. the runner, sandboxed: records what the submission hands back (fd TRANSCRIPT)."""
+    o = g.o
+    mode = ["--host"] if o.host_only else []
+    # Without the performance evidence no speed test case runs (runner and judge alike: the
+    # judge expects what the runner recorded): grading costs what it did before they existed.
+    if not o.performance:
+        mode = mode + [SKIP_SPEED]
+    transcript = os.path.join(r.cell.dir, "transcript.bin")
+    tfd = os.open(transcript, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        r.step = g.box.run(r.cell.dir, r.cell.number, "run", o.timeout, "run",
+                           [r.check] + mode + ["--record", "/dev/fd/3", "--seed", str(g.seed)] + g.box.hidden_arg,
+                           r.gpu, fd3=tfd)
+    finally:
+        os.close(tfd)
+    r.marks.append(time.monotonic())
+    r.findings += run_finding(o, r.cell.dir, "run", r.step, o.timeout)
+    if r.share == 1 and not o.host_only:
+        busy = r.gpu_left_busy("it ended")
+        if busy:
+            r.findings.append(busy)
+
+
+def _judge_step(g: Grading, r: CellRun, transcript: str, verdict_path: str) -> None:
+    o = g.o
+    env = dict(os.environ, COURSE_REQUIRE_GPU="0" if o.host_only else "1")
+    if r.uuid:
+        env["CUDA_VISIBLE_DEVICES"] = r.uuid
+    cmd = judge.command(os.path.join(g.course.common, r.cell.lesson + "_check"), o.host_only, transcript, g.seed,
+                        o.hidden, verdict_path, [] if o.performance else [SKIP_SPEED])
+    if g.course.data_limit_runs:
+        cmd = ["prlimit", "--data=%d" % (o.mem_mib << 20), "--"] + cmd
+    jstep = run.run_step(cmd, os.path.join(r.cell.dir, "judge.log"), o.timeout + 60, 4 << 20,
+                         mem_bytes=o.mem_mib << 20, env=env, cwd=r.cell.dir)
+    r.judge_peak = jstep.peak_rss
+    try:
+        r.grade = judge.read_verdict(verdict_path, r.cell.lesson, g.seed)
+    except judge.VerdictError as e:
+        if jstep.mem_killed:
+            why = "went over the memory limit (%d MiB): raise --mem-mib" % o.mem_mib
+        elif jstep.timed_out:
+            why = "timed out after %d s" % (o.timeout + 60)
+        else:
+            why = "exit %d; %s; see judge.log" % (jstep.rc, e)
+        r.findings.append("the judge did not finish (%s): grader error" % why)
+
+
+def layer_judge(g: Grading, r: CellRun) -> None:
+    """2. the judge: the course's own check, outside the sandbox, judging the recorded values."""
+    o = g.o
+    transcript = os.path.join(r.cell.dir, "transcript.bin")
+    verdict_path = os.path.join(r.cell.dir, "verdict.json")
+    judge.clear(verdict_path)
+    tsize = os.path.getsize(transcript)
+    if tsize > o.transcript_mib << 20:
+        r.findings.append("the run recorded %d MiB of values, over the %d MiB the judge reads (--transcript-mib): not judged"
+                          % (tsize >> 20, o.transcript_mib))
+    else:
+        _judge_step(g, r, transcript, verdict_path)
+    r.marks.append(time.monotonic())
+    try:
+        os.unlink(transcript)
+    except FileNotFoundError:
+        pass
+    if r.grade is not None:
+        r.findings += judge.findings(r.grade, r.step.rc, r.findings)
+        if r.grade.passed != r.grade.total and log_says(os.path.join(r.cell.dir, "run.log"), rb"cudaErrorMemoryAllocation|out of memory"):
+            r.findings.append("the run reported that the GPU was out of memory")
+
+
+def layer_sanitizers(g: Grading, r: CellRun) -> None:
+    """3. the sanitizers, sandboxed, over the runner's GPU checks; not after a run stopped at a limit."""
+    o = g.o
+    if (o.sanitize and not o.host_only and not r.step.timed_out and not r.step.mem_killed
+            and r.step.rc != 153 and r.stop is None):
+        found = []
+        for tool in ("racecheck", "memcheck"):
+            s = g.box.run(r.cell.dir, r.cell.number, tool, o.sanitize_timeout, "run",
+                          ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", r.check, "--gpu", SKIP_SPEED,
+                           "--seed", str(g.seed)] + g.box.hidden_arg, r.gpu)
+            r.san_peak = max(r.san_peak, s.peak_rss)
+            found += sanitizer_finding(tool, s, os.path.join(r.cell.dir, tool + ".log"), o.sanitize_timeout)
+            if r.share == 1:
+                busy = r.gpu_left_busy(tool)
+                if busy:
+                    found.append(busy)
+                    break
+        if found:
+            if r.passed_so_far():
+                r.findings.append("passed, " + "; ".join(found))
+            else:
+                r.findings += found
+    r.marks.append(time.monotonic())
+
+
+def layer_memcheck(g: Grading, r: CellRun) -> None:
+    """4. the memcheck subset: the runner's GPU checks on their small shapes under memcheck,
+    sandboxed; only where the cell passed so far (an error cannot fail a failed cell more)."""
+    o = g.o
+    gr = r.grade
+    if (o.memcheck and not o.sanitize and not o.host_only and r.stop is None and not r.findings and not r.lint
+            and gr is not None and gr.total > 0 and gr.passed == gr.total):
+        r.memcheck_ran = True
+        s = g.box.run(r.cell.dir, r.cell.number, "memcheck-small", o.sanitize_timeout, "run",
+                      ["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", r.check, "--gpu", "--small",
+                       "--seed", str(g.seed)] + g.box.hidden_arg, r.gpu)
+        r.san_peak = max(r.san_peak, s.peak_rss)
+        r.findings += memcheck_subset_finding(s, os.path.join(r.cell.dir, "memcheck-small.log"), o.sanitize_timeout)
+        if r.share == 1:
+            busy = r.gpu_left_busy("memcheck")
+            if busy:
+                r.findings.append(busy)
+    r.marks.append(time.monotonic())
+
+
+def layer_evidence(g: Grading, r: CellRun) -> dict[str, Any]:
+    """5. performance evidence: the verdict's speed evidence and the compiled kernels' static facts,
+    judged by the lesson's rubric; a contract it breaks (a "required" rule) fails correctness."""
+    perf = performance(g.o, g.rubrics, r.cell, r.grade)
+    if perf.get("contracts_broken"):
+        broken = "a contract the GPU checks cannot see: " + perf["contracts_broken"][0]
+        r.findings.append(("passed, but " + broken) if r.passed_so_far() and not r.lint else broken)
+    r.findings = r.lint + r.findings
+    r.marks.append(time.monotonic())
+    return perf
+
+
+def _timing(r: CellRun, t0: float) -> None:
+    t1, t2, t3, t4, t5 = r.marks
+    add = r.cell.timing.add
+    for key, value in (("run_s", t1 - t0), ("judge_s", t2 - t1), ("sanitize_s", t3 - t2)):
+        add(key, "%.2f" % value)
+    for key, n in (("share", r.share), ("run_mib", r.step.peak_rss >> 20), ("judge_mib", r.judge_peak >> 20),
+                   ("sanitize_mib", r.san_peak >> 20)):
+        add(key, "%d" % n)
+    if r.memcheck_ran:
+        add("memcheck_s", "%.2f" % (t4 - t3))
+    add("evidence_s", "%.2f" % (t5 - t4))
+    if r.gpu:
+        add("gpu", "%s" % r.gpu[0])
+    r.cell.timing.write(r.cell.dir)
+
+
+def finish(g: Grading, r: CellRun, perf: dict[str, Any], t0: float) -> None:
+    """Nothing of the cell may still run; its timing lines, result.txt and progress line."""
+    cell, gr = r.cell, r.grade
+    uid = g.box.cell_uid(cell.number)
+    if uid is not None and run.uid_processes({uid}):
+        r.findings.append("a process of this cell outlived it")
+        r.stop = "a process of the cell of %s outlived it" % cell.label
+    _timing(r, t0)
+    finding = shorten("; ".join(r.findings))
+    if gr is None:
+        gradebook.finish_cell(cell.dir, "yes", "0", "", finding, performance=perf)
+        total: Any = "?"
+    else:
+        gradebook.finish_cell(cell.dir, "yes", str(gr.passed), str(gr.total), finding, str(gr.course_passed),
+                              str(gr.course_total), performance=perf)
+        total = gr.total
+    shown = perf["performance"] + (" (" + shorten(perf["short"], 120) + ")" if perf.get("short") else "")
+    assert g.progress is not None
+    g.progress.line("%s: %s of %s test cases passed%s; performance %s"
+                    % (cell.label, gr.passed if gr else 0, total, " \u2014 " + finding if finding else "", shown))
+
+
+def wait_built(g: Grading, cell: Cell) -> str | None:
+    """Waits for CELL's compile; the reason its worker must stop when the compiling stopped first."""
+    while not cell.compiled.wait(0.5):
+        if g.compile_done.is_set() and not cell.compiled.is_set():
+            return "the compiling stopped before the cell of %s was built" % cell.label
+    return None
+
+
+def grade_cell(g: Grading, cell: Cell, gpu: tuple | None, share: int) -> str | None:
+    """Runs and judges CELL (compiled before), writes its result.txt. Returns a reason when its
+    worker must take no more cells (its GPU is not the grader's), else None."""
+    stopped = wait_built(g, cell)
+    if stopped:
+        return stopped
+    assert g.progress is not None
+    if cell.compiled_value != "yes":
+        gradebook.finish_cell(cell.dir, cell.compiled_value, finding=cell.compile_finding)
+        g.progress.line("%s: %s" % (cell.label, "does not compile" if cell.compiled_value == "no" else cell.compile_finding))
+        return None
+    if share == 1 and not g.o.host_only:
+        busy = gpus_.wait_free(gpu[1] if gpu else "")
+        if busy:  # something outside the grader holds the GPU: grade nothing more on it
+            return "the GPU%s was in use by another program before the cell of %s (%s)" % (" " + gpu[0] if gpu else "", cell.label, busy)
+    r = CellRun(cell, gpu, share)
+    # 0. the lint's finding, made while the cell compiled: undefined behaviour no run of the compiled
+    # kernel can show. It comes first in the cell's findings (its layer is first), once the run's are known.
+    r.lint = [cell.lint] if cell.lint and cell.lint.startswith("undefined behaviour") else []
+    t0 = time.monotonic()
+    layer_run(g, r)
+    layer_judge(g, r)
+    layer_sanitizers(g, r)
+    layer_memcheck(g, r)
+    perf = layer_evidence(g, r)
+    finish(g, r, perf, t0)
+    return r.stop

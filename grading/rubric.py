@@ -1,0 +1,128 @@
+"""A lesson's rubric (lessons/NN_name/rubric.json): read and validated, for grading/evidence.py
+(which judges a cell's performance evidence by it) and the tools that read the same rules.
+
+Its three kinds of rules ("speed", "rules", "counters") are described in grading/evidence.py; numbers
+and words that came from a rubric or a submission are made safe to show here too.
+"""
+import json
+import math
+import re
+
+from . import static_evidence as se
+
+MAX_JSON_BYTES = 4 << 20
+MAX_RATIO = 2.0          # above it a ratio is implausible
+MAX_WORDS = 400
+
+
+class RubricError(Exception):
+    """A message for the user: a malformed rubric, an unreadable verdict or evidence file."""
+
+
+# ---------------------------------------------------------------- the rubric
+
+def _text(v):
+    return isinstance(v, str) and v.strip() != ""
+
+
+def load_rubric(path):
+    """The rubric, validated: its "speed", "rules" and "counters" lists (each optional, but at least
+    one rule in all). Raises RubricError with the reason."""
+    return validate_rubric(se.read_rubric_json(path, RubricError, MAX_JSON_BYTES), path)
+
+
+def validate_rubric(rubric, where="rubric"):
+    speed = rubric.get("speed", [])
+    counters = rubric.get("counters", [])
+    if not isinstance(speed, list) or not isinstance(counters, list):
+        raise RubricError("%s: \"speed\" and \"counters\" must be lists" % where)
+    if "rules" in rubric:
+        try:
+            se.validate_rules(rubric["rules"], where)
+        except se.EvidenceError as e:
+            raise RubricError(str(e)) from e
+    if not speed and not counters and not rubric.get("rules"):
+        raise RubricError("%s: a rubric needs at least one rule (\"speed\", \"rules\" or \"counters\")" % where)
+    seen = set()
+    for i, rule in enumerate(speed):
+        w = "%s: speed rule %d" % (where, i + 1)
+        if not isinstance(rule, dict):
+            raise RubricError("%s is not an object" % w)
+        if not _text(rule.get("exercise")):
+            raise RubricError("%s has no \"exercise\"" % w)
+        if rule["exercise"] in seen:
+            raise RubricError("%s: a second speed rule for %s" % (w, rule["exercise"]))
+        seen.add(rule["exercise"])
+        r = rule.get("min_ratio")
+        if type(r) not in (int, float) or not math.isfinite(r) or not 0 < r <= MAX_RATIO:
+            raise RubricError("%s: \"min_ratio\" must be a number above 0 and at most %g" % (w, MAX_RATIO))
+        if not _text(rule.get("short")):
+            raise RubricError("%s has no \"short\" (the words shown when it falls short)" % w)
+        if "max_ratio" in rule:
+            m = rule["max_ratio"]
+            if type(m) not in (int, float) or not math.isfinite(m) or not r < m <= MAX_RATIO:
+                raise RubricError("%s: \"max_ratio\" must be a number above \"min_ratio\" and at most %g" % (w, MAX_RATIO))
+            if not _text(rule.get("short_fast")):
+                raise RubricError("%s has \"max_ratio\" but no \"short_fast\" (the words shown above it)" % w)
+    for i, rule in enumerate(counters):
+        w = "%s: counters rule %d" % (where, i + 1)
+        if not isinstance(rule, dict):
+            raise RubricError("%s is not an object" % w)
+        for key in ("exercise", "kernel", "metric", "short"):
+            if not _text(rule.get(key)):
+                raise RubricError("%s has no \"%s\"" % (w, key))
+        if rule.get("op") not in se._OPS:
+            raise RubricError("%s: op %r is not one of %s" % (w, rule.get("op"), " ".join(se._OPS)))
+        v = rule.get("value")
+        if type(v) not in (int, float) or not math.isfinite(v):
+            raise RubricError("%s: \"value\" must be a number" % w)
+        if rule.get("per") is not None and not _text(rule.get("per")):
+            raise RubricError("%s: \"per\" must be a metric's name or null" % w)
+        try:
+            re.compile(rule["kernel"])
+        except re.error as e:
+            raise RubricError("%s: kernel pattern %r: %s" % (w, rule["kernel"], e)) from e
+    return rubric
+
+
+def exercises_of(rubric):
+    """The exercise ids the rubric names, in order of first mention."""
+    out = []
+    for rule in rubric.get("speed", []) + rubric.get("rules", []) + rubric.get("counters", []):
+        e = rule.get("exercise")
+        if e and e not in out:
+            out.append(e)
+    return out
+
+
+# ---------------------------------------------------------------- numbers that came from a submission
+
+def _number(v):
+    """A finite number > 0, else None (NaN, infinities, 0, negatives, strings, booleans, null)."""
+    if type(v) not in (int, float):
+        return None
+    try:
+        v = float(v)
+    except OverflowError:  # an integer beyond any float
+        return None
+    return v if math.isfinite(v) and v > 0 else None
+
+
+def _shown(v, limit=40):
+    """A value from the evidence, as words (never a control character, never long)."""
+    try:
+        text = json.dumps(v)
+    except (TypeError, ValueError):
+        text = repr(v)
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _clean(text, limit=MAX_WORDS):
+    """Words from a rubric or a kernel's name: printable, one line, cut."""
+    text = "".join(c if c.isprintable() else " " for c in str(text))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def percent(x):
+    return "%.0f%%" % (100 * x)

@@ -1,0 +1,312 @@
+"""The run folder (--out): cells/ with one folder per cell, numbered in the order of the students'
+and their entries' names, so that the same SUBMISSIONS always gives the same numbers and --resume
+(and a Slurm task) finds its cells again; cells/seed and cells/options, the seed and the options
+that change a grade, kept from the first run; cells/run-info.txt, what the gradebook says of the
+run. A cell folder holds identity.txt from the start, then compiled, timing.txt, the steps' logs
+and result.txt (gradebook.py reads them). The per-cell state is Cell."""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import threading
+import zlib
+from dataclasses import dataclass, field
+
+from . import gradebook, plan, sandbox
+from .exits import ME, Exit, Stop, usage_error
+from .names import visible
+from .options import Options
+
+MARKER = ".made-by-grade.sh"
+# The keys of timing.txt that a cell's run writes (a cell graded again alone keeps its shared
+# run's as shared_KEY); compile_s, compile_mib, lint_s and static_s are its compile's.
+RUN_KEYS = ("run_s", "judge_s", "sanitize_s", "memcheck_s", "evidence_s", "share", "run_mib", "judge_mib",
+            "sanitize_mib", "gpu")
+
+
+@dataclass
+class CellTiming:
+    """timing.txt: its lines (key, value) in the order they were measured."""
+    lines: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, key: str, value: str) -> None:
+        self.lines.append((key, value))
+
+    def write(self, cell_dir: str) -> None:
+        with open(os.path.join(cell_dir, "timing.txt"), "w") as f:
+            f.write("".join("%s=%s\n" % kv for kv in self.lines))
+
+    def keep_as_shared(self) -> None:
+        """The run's lines renamed shared_KEY: the cell is graded again, alone on its GPU."""
+        self.lines = [("shared_" + k if k in RUN_KEYS else k, v) for k, v in self.lines]
+
+
+@dataclass(eq=False)
+class Cell:
+    """One (student, lesson) of the plan and what grading it has found so far (compared as itself)."""
+    number: int
+    dir: str
+    planned: plan.PlannedCell
+    lesson: str = ""
+    label: str = ""
+    todo: bool = False
+    compiled: threading.Event = field(default_factory=threading.Event)  # set when its build ended
+    compiled_value: str = ""  # yes / no / - (not graded), once compiled is set
+    compile_finding: str = ""
+    static: tuple = (None, "static facts not read")  # (facts, why not): set while it compiles
+    lint: str | None = None  # the lint's finding, "not applicable (...)" or None (clean, or not run)
+    timing: CellTiming = field(default_factory=CellTiming)
+
+    def __post_init__(self) -> None:
+        self.lesson = self.planned.lesson.decode("utf-8", "surrogateescape")
+        self.label = "%s / %s" % (self.planned.shown_student, self.planned.shown_lesson)
+
+
+@dataclass
+class RunFolder:
+    """The plan of this run: every cell, and where they are."""
+    out: str
+    cells_dir: str
+    cells: list[Cell] = field(default_factory=list)
+    fresh: bool = True        # a new run (not --resume, not a Slurm task)
+    slice_k: int | None = None
+    slice_n: int | None = None
+    nstudents: int = 0
+    nskipped: int = 0         # cells graded before (--resume)
+
+    def info(self, line: str) -> None:
+        """A line of run-info.txt (what the gradebook says of the run)."""
+        with open(os.path.join(self.cells_dir, "run-info.txt"), "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+
+def remove(path: str) -> None:
+    """PATH, a folder (never through a link) or anything else; nothing when it is not there."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
+def options_line(o: Options, submissions: str) -> str:
+    """The options that change a grade, as cells/options keeps them."""
+    hidden = ""
+    if o.hidden:
+        with open(o.hidden, "rb") as f:
+            hidden = "%08x" % zlib.crc32(f.read())
+    return ("submissions=%s host_only=%d sanitize=%d timeout=%d sanitize_timeout=%d no_sandbox=%d hidden=%s "
+            "mem_mib=%d transcript_mib=%d max_files=%d max_source_kib=%d memcheck=%d performance=%d%s"
+            % (visible(submissions), o.host_only, o.sanitize, o.timeout, o.sanitize_timeout, o.no_sandbox, hidden,
+               o.mem_mib, o.transcript_mib, o.max_files, o.max_source_kib, o.memcheck, o.performance,
+               "" if o.lint else " lint=0"))
+
+
+def _resume(o: Options, out: str, cells_dir: str, options: str) -> None:
+    """--resume (or a Slurm plan made again): the first run's seed, and its options."""
+    if not os.path.isfile(os.path.join(cells_dir, MARKER)):
+        usage_error("--resume: nothing to resume in %s (no cells folder made by %s)" % (visible(out), ME))
+    try:
+        with open(os.path.join(cells_dir, "seed")) as f:
+            stored = int(f.read().strip())
+    except (OSError, ValueError):
+        usage_error("--resume: %s/seed is missing; grade into a new --out" % visible(cells_dir))
+    if o.seed is not None and o.seed != stored:
+        usage_error("--resume: this gradebook was graded with --seed %d, not %d" % (stored, o.seed))
+    o.seed = stored
+    try:
+        with open(os.path.join(cells_dir, "options")) as f:
+            before = f.read().strip()
+    except OSError:
+        before = ""
+    if before != options:
+        usage_error("--resume: the options that change a grade differ from the first run's (%s); resume with the same ones, or grade into a new --out" % before)
+
+
+def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
+    """A new run: what an earlier one left in OUT removed; the seed drawn (unless given) and kept."""
+    for name in ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "feedback", "course-view", "progress.log"):
+        remove(os.path.join(out, name))
+    os.makedirs(cells_dir)
+    open(os.path.join(cells_dir, MARKER), "w").close()
+    if o.seed is None:
+        o.seed = int.from_bytes(os.urandom(4), "little")
+    with open(os.path.join(cells_dir, "seed"), "w") as f:
+        f.write("%d\n" % o.seed)
+    with open(os.path.join(cells_dir, "options"), "w") as f:
+        f.write(options + "\n")
+
+
+def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base: int, stop: Stop) -> RunFolder:
+    """The cells folder, new or resumed; open to the cells' users (as root, checked as one)."""
+    cells_dir = os.path.join(out, "cells")
+    marker = os.path.join(cells_dir, MARKER)
+    if os.path.lexists(cells_dir) and not os.path.isfile(marker):
+        raise Exit(2, "%s: %s exists and was not made by %s; give another --out" % (ME, visible(cells_dir), ME))
+    if (out + "/").startswith(submissions + "/"):
+        usage_error("--out must not be inside SUBMISSIONS (a sandbox would see it)")
+    if (submissions + "/").startswith(out + "/"):
+        usage_error("SUBMISSIONS must not be inside --out")
+    options = options_line(o, submissions)
+    fresh = not (o.resume or (o.slurm and os.path.isfile(marker)))
+    if fresh:
+        _start_fresh(o, out, cells_dir, options)
+    else:
+        _resume(o, out, cells_dir, options)
+    os.chmod(out, 0o755)
+    os.chmod(cells_dir, 0o755)
+    if not o.slurm and not o.no_sandbox and as_root:
+        p = subprocess.run(["setpriv", "--reuid=%d" % slot_base, "--regid=%d" % slot_base, "--clear-groups",
+                            "test", "-x", cells_dir], stdin=subprocess.DEVNULL)
+        if p.returncode != 0:
+            stop.die(3, "no sandbox: a cell could not reach %s (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" % visible(out))
+    folder = RunFolder(out=out, cells_dir=cells_dir, fresh=fresh)
+    if o.slice:
+        k, n = o.slice.split("/")
+        folder.slice_k, folder.slice_n = int(k), int(n)
+        try:
+            os.unlink(os.path.join(cells_dir, ".slice-%d.why" % folder.slice_k))
+        except FileNotFoundError:
+            pass
+    return folder
+
+
+def _identity(folder: RunFolder, cell: Cell) -> None:
+    """identity.txt written, or (--resume) the same as the first run's."""
+    pc = cell.planned
+    ident = gradebook.identity_text(pc.shown_student, pc.shown_lesson)
+    idpath = os.path.join(cell.dir, "identity.txt")
+    if os.path.isfile(idpath):
+        with open(idpath, encoding="utf-8", errors="surrogateescape") as f:
+            have = "".join(f.read().splitlines(True)[:2])
+        if have != ident:
+            was = "/".join(line.partition("=")[2] for line in have.splitlines())
+            usage_error("--resume: SUBMISSIONS changed since the first run (cell %04d was '%s', now '%s'); grade into a new --out"
+                        % (cell.number, was, cell.label.replace(" / ", "/")))
+    else:
+        sl = pc.student_index % folder.slice_n if folder.slice_n else None
+        os.makedirs(cell.dir, exist_ok=True)
+        gradebook.write_atomic(idpath, gradebook.identity_text(pc.shown_student, pc.shown_lesson, sl))
+
+
+def _mark(o: Options, folder: RunFolder, cell: Cell) -> None:
+    """Whether this run grades CELL (todo); the rows that need no grading written now."""
+    pc, d = cell.planned, cell.dir
+    if folder.slice_k is not None and folder.slice_n and pc.student_index % folder.slice_n != folder.slice_k:
+        return  # another task's
+    if o.slurm:  # the plan only: the tasks grade (rows that need no grading are written now)
+        if pc.finding:
+            gradebook.finish_cell(d, "-", finding=pc.finding)
+        return
+    rpath = os.path.join(d, "result.txt")
+    if os.path.isfile(rpath) and not gradebook.read_record(rpath).get("finding", "").startswith("not graded: "):
+        folder.nskipped += 1
+        return  # graded before (--resume)
+    if pc.finding:
+        gradebook.finish_cell(d, "-", finding=pc.finding)
+        return
+    for name in ("box", "result.txt"):
+        remove(os.path.join(d, name))
+    cell.todo = True
+
+
+def plan_cells(o: Options, folder: RunFolder, submissions: str, lessons: dict) -> None:
+    """Every cell of SUBMISSIONS gets a folder with identity.txt; those this run grades are todo.
+    With --slurm, the number of tasks (at most one per student)."""
+    try:
+        planned = plan.scan(submissions, lessons, plan.Limits(o.max_files, o.max_source_kib * 1024))
+    except OSError as e:
+        usage_error("SUBMISSIONS '%s' cannot be read (%s)" % (visible(submissions), e.strerror))
+    folder.nstudents = nstudents = len({p.student_index for p in planned})
+    if o.slurm:
+        if not o.tasks:
+            o.tasks = max(1, (nstudents + 19) // 20)
+        folder.slice_n = o.tasks
+    if len(planned) >= sandbox.SLOT_SIZE:
+        usage_error("SUBMISSIONS makes %d cells, more than one run grades (%d: cell user ids stay in their slot's range); grade the class in parts"
+                    % (len(planned), sandbox.SLOT_SIZE - 1))
+    for number, pc in enumerate(planned, 1):
+        cell = Cell(number, os.path.join(folder.cells_dir, "%04d" % number), pc)
+        folder.cells.append(cell)
+        _identity(folder, cell)
+        _mark(o, folder, cell)
+    if not folder.cells:
+        raise Exit(2, "%s: '%s' holds no student folders" % (ME, visible(submissions)))
+    if o.slurm and folder.slice_n is not None and folder.slice_n > nstudents:
+        o.tasks = folder.slice_n = max(1, nstudents)
+
+
+def make_plan(o: Options, out: str, submissions: str, lessons: dict, as_root: bool, slot_base: int,
+              stop: Stop) -> RunFolder:
+    """Every cell gets a folder, numbered in the order of the students' and their entries' names,
+    with identity.txt; the same SUBMISSIONS always gives the same numbers, so that --resume (and
+    a Slurm task) finds its cells again. The seed and the options that change a grade are kept in
+    the cells folder."""
+    folder = open_folder(o, out, submissions, as_root, slot_base, stop)
+    plan_cells(o, folder, submissions, lessons)
+    return folder
+
+
+def again_alone(cell: Cell) -> bool:
+    """After a shared pass: whether CELL must be graded again, alone on its GPU (it did not pass
+    everything, or fell short of a performance rule); if so its shared result is kept aside
+    (result-shared.txt, shared_KEY in timing.txt)."""
+    r = os.path.join(cell.dir, "result.txt")
+    if not os.path.isfile(r) or cell.compiled_value != "yes":
+        return False
+    rec = gradebook.read_record(r)
+    if (gradebook.is_pass("yes", rec.get("passed", ""), rec.get("total", ""), rec.get("finding", ""))
+            and not gradebook.performance_short(rec)):  # (speed measured beside other cells: again, alone)
+        return False
+    os.replace(r, os.path.join(cell.dir, "result-shared.txt"))
+    cell.timing.keep_as_shared()
+    cell.timing.write(cell.dir)
+    return True
+
+
+def _timing_values(cells: list[Cell], key: str) -> list[float]:
+    vals: list[float] = []
+    for c in cells:
+        try:
+            with open(os.path.join(c.dir, "timing.txt")) as f:
+                vals += [float(line.split("=", 1)[1]) for line in f if line.startswith(key + "=")]
+        except (OSError, ValueError):
+            pass
+    return vals
+
+
+def median_of(cells: list[Cell], key: str) -> str:
+    """The median of KEY over the cells' timing.txt ("-": none)."""
+    vals = _timing_values(cells, key)
+    return "%.2f" % statistics.median(vals) if vals else "-"
+
+
+def timing_line(o: Options, cells: list[Cell], sandbox_s: float) -> str:
+    """run-info.txt's line of the time and memory a cell took (medians over CELLS)."""
+    nrun = 0
+    for c in cells:
+        try:
+            with open(os.path.join(c.dir, "timing.txt")) as f:
+                nrun += sum(1 for line in f if line.startswith("run_s="))
+        except OSError:
+            pass
+    t = ("Time per cell (median of %d cells run, --share %d): compile %s s, run %s s, judge %s s"
+         % (nrun, o.share, median_of(cells, "compile_s"), median_of(cells, "run_s"), median_of(cells, "judge_s")))
+    if o.memcheck and not o.host_only and not o.sanitize:
+        t += ", memcheck subset %s s (of the cells it ran on)" % median_of(cells, "memcheck_s")
+    if o.performance and not o.host_only:
+        t += ", static facts %s s (while compiling), evidence %s s" % (median_of(cells, "static_s"), median_of(cells, "evidence_s"))
+    if not o.no_sandbox:
+        t += "; an empty sandbox starts in %.2f s" % sandbox_s
+    t += (". Resident memory per cell (median, MiB; read every 0.2 s): compile %s, run %s, judge %s"
+          % tuple(m if m == "-" else "%.0f" % float(m) for m in (median_of(cells, "compile_mib"), median_of(cells, "run_mib"),
+                                                                 median_of(cells, "judge_mib"))))
+    return t + "."
+
+
+def finish_not_graded(todo: list[Cell], why: str) -> None:
+    """A cell left without a result (its worker stopped): a row that says why."""
+    for c in todo:
+        if not os.path.isfile(os.path.join(c.dir, "result.txt")):
+            gradebook.finish_cell(c.dir, "-", finding="not graded: %s" % (why or "no worker took it"))

@@ -1,0 +1,124 @@
+"""Who does what when: a pool of --jobs threads compiles the cells in order, each in its sandbox,
+while SHARE workers per GPU (concurrent.futures threads) take the compiled cells in order and grade
+each on their GPU. A worker whose GPU is not the grader's any more (another program holds it, a
+cell's process outlived it) takes no more cells, and says why. With --share above 1, a cell that
+did not pass everything is graded again, alone on its GPU."""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+
+from . import gpus as gpus_
+from . import gradebook, runfolder
+from .cell_build import build_or_say
+from .cell_grade import grade_cell
+from .context import Grading
+from .course_build import tail, wait_judges
+from .exits import ME, Stop
+from .names import visible
+from .progress import Progress, now_utc
+from .runfolder import Cell, RunFolder
+
+
+def wait_all(futures: list[Future]) -> None:
+    """Waits for FUTURES in naps (so that a signal reaches the grader meanwhile)."""
+    while not all(f.done() for f in futures):
+        wait(futures, timeout=0.5)
+
+
+def compile_all(g: Grading, todo: list[Cell]) -> None:
+    """Every cell of TODO compiled, --jobs at a time, in order; then compile_done is set."""
+    try:
+        with ThreadPoolExecutor(max_workers=g.o.jobs, thread_name_prefix="compile") as pool:
+            for c in todo:
+                pool.submit(build_or_say, g, c)
+    finally:
+        g.compile_done.set()
+
+
+def _worker(g: Grading, w: int, queue: list[Cell], qlock: threading.Lock, share: int) -> None:
+    """Worker W: takes the next cell of QUEUE and grades it on its GPU, until none is left or its
+    GPU is not the grader's any more (then g.stop_reasons[W] says why)."""
+    gpu = g.gpus[w % len(g.gpus)] if g.gpus else None
+    while True:
+        with qlock:
+            if not queue:
+                return
+            c = queue.pop(0)
+        try:
+            stop = grade_cell(g, c, gpu, share)
+        except Exception as e:  # a grader error in one cell: said there, the others go on
+            gradebook.finish_cell(c.dir, "-", finding="grader error: %s" % visible(repr(e))[:300])
+            stop = None
+        if stop:
+            g.stop_reasons[w] = stop
+            return
+
+
+def run_workers(g: Grading, cells: list[Cell], share: int) -> None:
+    """SHARE workers per --gpus GPU (without --gpus, on the GPU(s) the environment gives) take the
+    cells in order, each on its worker's GPU."""
+    n = max(1, len(g.gpus))
+    queue = list(cells)
+    qlock = threading.Lock()
+    if n * share == 1:
+        _worker(g, 0, queue, qlock, share)
+        return
+    if n > 1:
+        print("%s: grading on %d GPUs (%s), %d cell(s) on each at a time" % (ME, n, " ".join(x[0] for x in g.gpus), share), flush=True)
+    with ThreadPoolExecutor(max_workers=n * share, thread_name_prefix="gpu") as pool:
+        wait_all([pool.submit(_worker, g, w, queue, qlock, share) for w in range(n * share)])
+
+
+def _gpus_free(g: Grading, stop: Stop) -> None:
+    """With --share: every GPU free before the first cell (the cells no longer wait for one)."""
+    gpus: list[tuple | None] = list(g.gpus) or [None]
+    for x in gpus:
+        busy = gpus_.wait_free(x[1] if x else "")
+        if busy:
+            stop.die(3, "the GPU%s is in use by another program (%s); --share needs it free (nothing graded)"
+                     % (" " + x[0] if x else "", busy))
+
+
+def _grade_again_alone(g: Grading, todo: list[Cell]) -> None:
+    """After a shared pass: each cell that did not pass everything graded again, alone on its GPU."""
+    again = [c for c in todo if runfolder.again_alone(c)]
+    if again and not g.stop_reasons:
+        print("%s: %d cell(s) did not pass everything while sharing a GPU: grading each again, alone on its GPU" % (ME, len(again)), flush=True)
+        assert g.progress is not None
+        g.progress.todo += len(again)
+        run_workers(g, again, 1)
+
+
+def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> None:
+    """Compiles and grades TODO; a cell left without a result gets a row that says why. Ends with
+    run-info.txt's line of the time a cell took."""
+    o = g.o
+    for c in todo:
+        try:
+            os.unlink(os.path.join(c.dir, "compiled"))  # (--resume: a build of the stopped run)
+        except FileNotFoundError:
+            pass
+    if o.share > 1 and not o.host_only:
+        _gpus_free(g, stop)
+    print("%s: compiling %d cells, %d at a time, each in its sandbox; checks start as cells are ready" % (ME, len(todo), o.jobs), flush=True)
+    compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compiler")
+    compiling = compiler.submit(compile_all, g, todo)
+    compiler.shutdown(wait=False)
+    if wait_judges(g.course) != 0:
+        tail(g.course.log)
+        stop.die(1, "could not build the course's checks, the judges (see %s); nothing graded" % g.course.log)
+    folder.info("The course and its judges were built once, in %.2f s." % (time.monotonic() - g.course.t0))
+    log = os.path.join(folder.out, "progress.log" if folder.slice_k is None else "progress-slice-%d.log" % folder.slice_k)
+    g.progress = Progress(log, len(todo))
+    with open(log, "a") as f:
+        f.write("%s grading %d cells on %s (log of one line per cell: %s)\n" % (now_utc(), len(todo), socket.gethostname(), log))
+    run_workers(g, todo, o.share)
+    if o.share > 1:  # a cell that did not pass everything is graded again, alone on its GPU
+        _grade_again_alone(g, todo)
+    wait_all([compiling])
+    runfolder.finish_not_graded(todo, "; ".join(g.stop_reasons[k] for k in sorted(g.stop_reasons)))
+    folder.info(runfolder.timing_line(o, folder.cells, g.box.sandbox_s))
