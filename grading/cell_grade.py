@@ -2,7 +2,8 @@
 (CellRun): 1. run: the runner, sandboxed, records every value the submission hands back (nothing it
 prints is believed); 2. judge: the course's own check, outside the sandbox, judges the recorded
 values and writes the verdict; 3. the sanitizers (--sanitize); 4. the memcheck subset; 5. the
-performance evidence. Then the cell's result.txt, its timing.txt lines and its progress line."""
+performance evidence. Then the cell's result.txt, its timing.txt lines and its progress line.
+The pass rule (passed so far, the memcheck gate) is grading/pipeline.py's, which every tool shares."""
 from __future__ import annotations
 
 import os
