@@ -8,9 +8,9 @@ The layers, in order, as each tool runs them today (a cell: one submission of on
 
   compile       grader: check.cu against the submission, in the cell's sandbox; mutation run: one
                 CMake tree, ninja -k 0; exercises.sh: cmake --build of exercise_NN and its check.
-  lint          grading/ub_lint.py (the device code as host C++ through g++ -O3). Every tool runs it
-                after a compile that succeeded (the grader: unless --no-lint; the mutation run:
-                unless --no-lint).
+  lint          grading/ub_lint.py (the device code as host C++ through g++ -O3). The grader (unless
+                --no-lint, in the sandbox) and exercises.sh run it after a compile that succeeded;
+                the mutation run (unless --no-lint) on every mutant, beside the build.
   static facts  cuobjdump's facts of the compiled kernels, judged by the rubric's static rules
                 (grader: read in the sandbox while the cell compiles, judged with the evidence;
                 mutation run and exercises.sh: `python3 -m grading.static_evidence check`).
