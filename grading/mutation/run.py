@@ -57,7 +57,7 @@ def env_txt(r: Run, o: Options, argv: list[str], n: int, memcheck_missing: bool)
     rc_gpu, gpu = _out(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"])
     rc_nvcc, nvcc = _out(["nvcc", "--version"])
     release = "\n".join(x for x in nvcc.split("\n") if "release" in x.lower())
-    _, san = _out([r.sanitizer or "false", "--version"])
+    san = _out([r.sanitizer, "--version"])[1] if r.sanitizer else ""  # (bash ran its builtin false: nothing)
     rc_gxx, gxx = _out(["g++", "--version"])
     lines = ["date: " + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
              "commit: %s%s" % (head.strip() if rc == 0 else "unknown", " (with uncommitted changes)" if status.strip() else ""),
