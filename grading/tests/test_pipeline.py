@@ -100,7 +100,7 @@ class TableBothWays(unittest.TestCase):
         words = {"compiles": ["ok", "FAILED"], "host": ["ok", "FAILED", "-"],
                  "gpu": ["passed", "failed", "timeout", "skipped", "-", "odd"], "static": ["ok", "FAILED", "-", ""],
                  "lint": ["ok", "FAILED", "-", ""]}
-        for k in range(8):
+        for k in range(4):
             lines = []
             for i in range(rng.randint(0, 5)):
                 row = ["%02d_ex" % i] + [rng.choice(words[w]) for w in ("compiles", "host", "gpu", "static", "lint")]
