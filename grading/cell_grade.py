@@ -2,7 +2,8 @@
 (CellRun): 1. run: the runner, sandboxed, records every value the submission hands back (nothing it
 prints is believed); 2. judge: the course's own check, outside the sandbox, judges the recorded
 values and writes the verdict; 3. the sanitizers (--sanitize); 4. the memcheck subset; 5. the
-performance evidence. Then the cell's result.txt, its timing.txt lines and its progress line."""
+performance evidence. Then the cell's result.txt, its timing.txt lines and its progress line.
+The pass rule (passed so far, the memcheck gate) is grading/pipeline.py's, which every tool shares."""
 from __future__ import annotations
 
 import os
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import gpus as gpus_
-from . import gradebook, judge, run
+from . import gradebook, judge, pipeline, run
 from .cell_evidence import performance
 from .context import Grading
 from .findings import log_says, memcheck_subset_finding, run_finding, sanitizer_finding
@@ -49,7 +50,8 @@ class CellRun:
         return self.gpu[1] if self.gpu else ""
 
     def passed_so_far(self) -> bool:
-        return not self.findings and self.grade is not None and self.grade.passed == self.grade.total
+        g = self.grade
+        return pipeline.grader_passed_so_far(self.findings, g.passed if g else None, g.total if g else None)
 
     def gpu_left_busy(self, after: str) -> str:
         """Alone on its GPU: whether the cell left it in use (then a finding, and its worker stops)."""
@@ -161,8 +163,8 @@ def layer_memcheck(g: Grading, r: CellRun) -> None:
     sandboxed; only where the cell passed so far (an error cannot fail a failed cell more)."""
     o = g.o
     gr = r.grade
-    if (o.memcheck and not o.sanitize and not o.host_only and r.stop is None and not r.findings and not r.lint
-            and gr is not None and gr.total > 0 and gr.passed == gr.total):
+    if (o.memcheck and not o.sanitize and not o.host_only and r.stop is None and gr is not None and gr.total > 0
+            and pipeline.grader_passed_so_far(r.findings + r.lint, gr.passed, gr.total)):
         r.memcheck_ran = True
         s = g.box.run(r.cell.dir, r.cell.number, "memcheck-small", o.sanitize_timeout, "run",
                       ["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", r.check, "--gpu", "--small",

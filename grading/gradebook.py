@@ -22,6 +22,7 @@ import os
 import re
 from typing import Any, Callable
 
+from . import pipeline
 from .names import csv_field, feedback_file_name, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
@@ -88,8 +89,8 @@ def finish_cell(cell_dir: str, compiled: str, passed: str = "", total: str = "",
 
 
 def is_pass(compiled: str, passed: str, total: str, finding: str) -> bool:
-    return (compiled == "yes" and re.fullmatch(r"[0-9]+", total or "") is not None and int(total) > 0
-            and passed == total and not finding)
+    """The pass rule (grading/pipeline.py's, which every grading tool shares)."""
+    return pipeline.grader_passed(compiled, passed, total, finding)
 
 
 def parse_split(text: str) -> tuple[int, int]:

@@ -29,14 +29,13 @@ import os
 import statistics
 import sys
 
-from . import mutants  # the course's, beside this file
+from . import mutants, pipeline  # the course's, beside this file
 
-# In the order of default grading. The lint (grading/ub_lint.py: undefined behaviour GCC sees in the
-# device code compiled as host C++) runs right after the compile, on the CPU.
-LAYERS = ["compile", "lint", "host", "gpu", "memcheck", "speed", "static"]
-CAUGHT = {"compile": ("FAILED",), "lint": ("UB",), "host": ("FAILED", "timeout"), "gpu": ("FAILED", "timeout"),
-          "memcheck": ("ERROR", "FAILED", "timeout"), "speed": ("SHORT", "FAILED", "timeout"),
-          "static": ("CONTRACT", "SHORT")}
+# The layers in the order of default grading, what catches a mutant in each, and the rule
+# (caught_by): grading/pipeline.py's, which every grading tool shares.
+LAYERS = pipeline.MUTATION_LAYERS
+CAUGHT = pipeline.CAUGHT
+caught_by = pipeline.caught_by
 SOLUTION_COLUMNS = ["gpu", "exercise", "kernel", "ms", "ceiling", "ceiling_ms", "runs", "spread"]
 
 
@@ -146,21 +145,6 @@ def outcome(state, name, layer):
             return f.read().strip() or "-"
     except OSError:
         return "-"
-
-
-def caught_by(o, memcheck_on):
-    """The first layer whose outcome catches the mutant, else unfinished / survived (no GPU) / survived.
-    A speed test case that FAILED (or ran out of time) is a GPU check that failed: it verifies the
-    timed kernel's output at its large size, and default grading counts it with the other GPU test
-    cases (correctness), so it is credited to "gpu", not to the speed evidence."""
-    for layer in LAYERS:
-        word = o.get(layer, "-").split(" ")[0].split(":")[0]
-        if word in CAUGHT[layer]:
-            return "gpu" if layer == "speed" and word in ("FAILED", "timeout") else layer
-    if any(v.startswith("not run") for v in o.values()) or o["compile"] == "-" or (
-            o["gpu"] == "passed" and ((memcheck_on and o["memcheck"] == "-") or o["speed"] == "-")):
-        return "unfinished"
-    return "survived (no GPU)" if o["gpu"] == "skipped" else "survived"
 
 
 def solution_spread(out):

@@ -46,6 +46,9 @@ file(COPY "${root}/grading/__init__.py" "${root}/grading/static_evidence.py" "${
 # The lint (grading/ub_lint.py: the device code as host C++ through g++ -O3, for undefined behaviour
 # nvcc would delete), which `scripts/exercises.sh check` runs and the grader runs in its sandbox.
 file(COPY "${root}/grading/ub_lint.py" "${root}/grading/ub_render.py" DESTINATION "${stage}/grading")
+# The pass rule every grading tool shares (grading/pipeline.py, standard library only, importing
+# nothing of grading/): `scripts/exercises.sh` prints its table and "solved" through it.
+file(COPY "${root}/grading/pipeline.py" DESTINATION "${stage}/grading")
 file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
 foreach(file IN LISTS solution_figures)
   get_filename_component(folder "${file}" DIRECTORY)

@@ -11,7 +11,7 @@ work=${1:?usage: loop_test.sh WORK}
 rm -rf "$work" && mkdir -p "$work" && cp -R "$root/tests/exercises/loop/." "$work/" || exit 1
 mkdir -p "$work/scripts" "$work/exercises/01_toy"
 cp "$root/scripts/exercises.sh" "$root/scripts/make_exercises.cmake" "$work/scripts/" || exit 1
-mkdir -p "$work/grading" && cp "$root/grading/__init__.py" "$root/grading/evidence.py" "$root/grading/rubric.py" "$root/grading/static_evidence.py" "$work/grading/" || exit 1
+mkdir -p "$work/grading" && cp "$root/grading/__init__.py" "$root/grading/evidence.py" "$root/grading/rubric.py" "$root/grading/static_evidence.py" "$root/grading/pipeline.py" "$work/grading/" || exit 1
 cd "$work" || exit 1
 cmake -P scripts/make_exercises.cmake > /dev/null || { echo "FAIL: the generator failed on the toy lesson"; exit 1; }
 ex=exercises/01_toy/main.cu
