@@ -11,13 +11,13 @@
 #   memcheck-heap  the same with --check-device-heap no (no device-side malloc in the course)
 #   memcheck-lib   the same with the libraries' kernels (cuBLAS, CUB) not checked:
 #                  --kernel-name-exclude regex=gemm|gemv|xmma|cutlass|cub (mangled names)
-# Prints to stdout (tests/grading/evidence_cost.sh keeps it as OUT/checks.txt).
+# Prints to stdout (bench/evidence_cost.sh keeps it as OUT/checks.txt).
 set -uo pipefail
 [ $# -ge 1 ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
 build=$1; shift
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 lessons=("$@")
-[ ${#lessons[@]} -gt 0 ] || mapfile -t lessons < <(sed -n 's/^\([0-9][0-9]_[a-z_0-9]*\).*/\1/p' "$here/../../lessons/lessons.txt")
+[ ${#lessons[@]} -gt 0 ] || mapfile -t lessons < <(sed -n 's/^\([0-9][0-9]_[a-z_0-9]*\).*/\1/p' "$here/../lessons/lessons.txt")
 export COURSE_REQUIRE_GPU=1
 command -v compute-sanitizer > /dev/null || echo "(compute-sanitizer not on PATH: its rows fail)"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2> /dev/null | sed 's/^/GPU: /'

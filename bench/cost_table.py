@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cost_table.py OUT — the per-cell cost table of tests/grading/evidence_cost.sh: the medians of each
+"""cost_table.py OUT — the per-cell cost table of bench/evidence_cost.sh: the medians of each
 step over OUT/off/timing.txt and OUT/on/timing.txt (one line per cell, `step_s=seconds ...`), side
 by side, and the ratio of a cell's time on to off. Printed to stdout (evidence_cost.sh keeps it as
 OUT/cost.txt); it reads only those two files, so it can be run again on a committed run."""

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # evidence_cost.sh OUT [off|on|both] [GRADE.SH OPTIONS...] — what the lint, the memcheck subset and the
 # performance evidence cost per cell (issue 25: at most 1.5x the time per cell without them).
-# Grades one class with tests/grading/throughput.sh (in a work folder, $EVIDENCE_COST_WORK, default
+# Grades one class with bench/throughput.sh (in a work folder, $EVIDENCE_COST_WORK, default
 # /tmp/evidence-cost: THROUGHPUT_STUDENTS students, default 3, each handing in every lesson's own
 # main.cu; no attacks unless THROUGHPUT_ATTACKS=1), without them (off: grade.sh --no-lint
 # --no-memcheck --no-performance, the grading of before) and with them (on: grade.sh's default), and keeps under
 # OUT, for each: MODE.txt (throughput.sh's summary), MODE/ (gradebook.csv and .md, run-info.txt,
 # timing.txt: one line per cell, evidence/NNNN.json: each cell's judged rules); then cost.txt
-# (tests/grading/cost_table.py): per-cell medians of each step side by side and the ratio of a cell's time on to off; and, after
-# an "on" run, checks.txt: tests/grading/check_cost.sh on that run's judges (each lesson's runner,
+# (bench/cost_table.py): per-cell medians of each step side by side and the ratio of a cell's time on to off; and, after
+# an "on" run, checks.txt: bench/check_cost.sh on that run's judges (each lesson's runner,
 # its memcheck subset and option variants timed one by one, and their slowest test cases). "both"
 # (the default) runs off then on; run them as two commands where one command has a time limit
 # (each is a fresh grading of the same class; the class is made once). Needs a GPU and bubblewrap.

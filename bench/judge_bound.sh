@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The judge's memory and time on two hostile transcripts of MIB MiB each (default 256), measured with
-# GNU time: the judge is verdict_fixture (tests/grading/verdict_fixture.cpp), as `--host --judge`.
+# GNU time: the judge is verdict_fixture (tests/harness/verdict_fixture.cpp), as `--host --judge`.
 #   distinct:  tiny records, every key different (an index of every record once took ~5 bytes of
 #              memory per byte of transcript)
 #   repeated:  one key of the first test case, repeated (the judge skips them one by one, up to its

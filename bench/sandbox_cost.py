@@ -7,7 +7,7 @@ bubblewrap sandbox (grading/sandbox.command) under run.run_step's watchdog (memo
 Prints the median seconds of each part: before (kill_uid), step, after (kill_uid), total. A
 program CMD names must be visible in the sandbox (under /usr, /opt, ...; not /tmp, /root or /home);
 --box DIR shows DIR read-only, as a cell's box (its compiled check) is shown to its run.
-No GPU is given to the step. Needs bubblewrap (tests/grading/need_bwrap.sh says why it may not start).
+No GPU is given to the step. Needs bubblewrap (tests/grading/integration/need_bwrap.sh says why it may not start).
 """
 import os
 import shutil
@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from grading import run, sandbox  # noqa: E402
 
 

@@ -19,7 +19,7 @@
 # print per-cell medians of each step (timing.txt) and of all of a cell's checks together.
 set -uo pipefail
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-repo=$(cd -- "$here/../.." && pwd -P)
+repo=$(cd -- "$here/.." && pwd -P)
 [ $# -ge 1 ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
 out=$1; shift
 mkdir -p "$out" && out=$(cd -- "$out" && pwd -P) || exit 1

@@ -1,4 +1,4 @@
-// verdict_fixture.cpp — a made-up check for the judge's JSON verdict (tests/grading/verdict_test.cmake):
+// verdict_fixture.cpp — a made-up check for the judge's JSON verdict (tests/harness/verdict_test.cmake):
 // each test case asks values of "the submission" the way a lesson's check does, and the runner
 // (--record) hands back what a faulty submission would: a wrong value, too few values, a value of
 // the wrong size. The judge (--judge --verdict) must report each of them in its test case.

@@ -1,4 +1,4 @@
-# verdict_test.cmake — the judge's JSON verdict, end to end, on tests/grading/verdict_fixture.cpp:
+# verdict_test.cmake — the judge's JSON verdict, end to end, on tests/harness/verdict_fixture.cpp:
 # the runner records (--record), the judge judges (--judge ... --verdict), and every field of the
 # verdict is checked here with CMake's own JSON parser (which refuses invalid JSON).
 #   cmake -DFIXTURE=path/to/verdict_fixture -DWORK=scratch/folder -P verdict_test.cmake

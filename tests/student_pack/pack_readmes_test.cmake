@@ -1,8 +1,8 @@
 # pack_readmes_test.cmake — in an unpacked student pack, after `cmake --workflow --preset check`
 # built it in <pack>/build: every relative link of every README resolves, and every command the
-# READMEs give can be run there. tests/student_pack_test.cmake runs it.
+# READMEs give can be run there. tests/student_pack/student_pack_test.cmake runs it.
 #
-#   cmake -DPACK=<unpacked pack> -P tests/pack_readmes_test.cmake
+#   cmake -DPACK=<unpacked pack> -P tests/student_pack/pack_readmes_test.cmake
 #
 # Commands are the lines of code blocks and the `inline code` that start with a command (cmake,
 # ctest, ./build/..., compute-sanitizer, ncu, nvcc, scripts/...); other lines of code blocks are

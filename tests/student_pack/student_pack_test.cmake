@@ -1,7 +1,7 @@
 # student_pack_test.cmake — the student pack works on its own: packed, unpacked in an empty folder,
 # then the pack README's command `cmake --workflow --preset check` configures, builds and tests it.
 #
-#   cmake -DWORK=dir -DARCH=75[,90...] [-DPREFIX_PATH=dir[:dir...]] -P tests/student_pack_test.cmake
+#   cmake -DWORK=dir -DARCH=75[,90...] [-DPREFIX_PATH=dir[:dir...]] -P tests/student_pack/student_pack_test.cmake
 #
 # Asserts: the archive holds every exercise and every lesson's check and README, and no
 # lessons/NN_name/main.cu and nothing for grading; lesson 05's companion (going_further/, no
@@ -10,9 +10,9 @@
 # must fail; no exercise's GPU test passes (unsolved): all are skipped (no GPU) or all fail (a
 # GPU), and the companion's is skipped or passes with them; the workflow ends with the course's
 # closing line. Then, in the built pack, every relative link of its READMEs
-# resolves and every command they give works (tests/pack_readmes_test.cmake).
+# resolves and every command they give works (tests/student_pack/pack_readmes_test.cmake).
 cmake_minimum_required(VERSION 3.25)
-get_filename_component(root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+get_filename_component(root "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
 set(name shared-memory-course-student)
 set(archive "${WORK}/${name}.tar.gz")
 file(REMOVE_RECURSE "${WORK}")
@@ -168,7 +168,7 @@ if(NOT out MATCHES "\nCourse checks: [0-9]+ host checks passed, 1 FAILED; ${gpu_
 endif()
 
 # ---- the READMEs, in the pack as built: links and commands
-execute_process(COMMAND ${CMAKE_COMMAND} -DPACK=${pack} -P ${root}/tests/pack_readmes_test.cmake RESULT_VARIABLE rc)
+execute_process(COMMAND ${CMAKE_COMMAND} -DPACK=${pack} -P ${root}/tests/student_pack/pack_readmes_test.cmake RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   fail("its READMEs give links or commands that do not work in the pack (above)")
 endif()

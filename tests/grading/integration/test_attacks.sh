@@ -14,7 +14,7 @@
 # bubblewrap is missing or cannot create namespaces on this machine, saying why.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-repo=$(cd -- "$here/../.." && pwd -P)
+repo=$(cd -- "$here/../../.." && pwd -P)
 gpu=0 keep="" args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -97,7 +97,7 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
     [[ $g_finding =~ ^($pattern)$ ]] || fail "$student / $lesson: finding '$g_finding' does not match '$pattern'"
   fi
   echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
-done < "$here/attacks/expected.txt"
+done < "$here/../attacks/expected.txt"
 
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }

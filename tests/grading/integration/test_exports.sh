@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Host test of grade.sh's exports, on canned cell results (tests/grading/canned/mixed, plus a cell
-# that was never graded: identity.txt, no result.txt) with tests/grading/canned/weights.txt:
+# Host test of grade.sh's exports, on canned cell results (tests/grading/integration/canned/mixed, plus a cell
+# that was never graded: identity.txt, no result.txt) with tests/grading/integration/canned/weights.txt:
 # scores.csv (student, score, max score, comment; RFC 4180 quoting of names with commas, quotes,
 # spaces, non-ASCII letters; a leading dash quoted as OWASP says against spreadsheet formulas) and feedback/STUDENT.md must be exactly the expected
 # files; a cell earns its lesson's weight only when it passed with no finding; the never-graded
@@ -8,7 +8,7 @@
 # of correctness and performance in a passed cell's score, and a bad C,P is refused (exit 2).
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-grade=$here/../../scripts/grade.sh
+grade=$here/../../../scripts/grade.sh
 tmp=$(mktemp -d)
 trap 'rm -rf -- "$tmp"' EXIT
 failures=0

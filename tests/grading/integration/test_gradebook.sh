@@ -8,7 +8,7 @@
 # the cell's score (--weights C,P, default 80,20) and the first performance shortfall.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-grade=$here/../../scripts/grade.sh
+grade=$here/../../../scripts/grade.sh
 tmp=$(mktemp -d)
 trap 'rm -rf -- "$tmp"' EXIT
 failures=0

@@ -6,7 +6,7 @@
 # usage: test_judges.sh [CMAKE ARGS]
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-repo=$(cd -- "$here/../.." && pwd -P)
+repo=$(cd -- "$here/../../.." && pwd -P)
 . "$here/need_bwrap.sh"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 mkdir "$tmp/course"
 tar -C "$repo" --exclude='./build*' --exclude=./.git --exclude=./.deps --exclude=./.wt -cf - . |
   tar -C "$tmp/course" -xf - || { echo "FAIL: copying the course"; exit 1; }
-printf '\n#error "a judge that does not build (tests/grading/test_judges.sh)"\n' >> "$tmp/course/lessons/01_naive_transpose/check.cu"
+printf '\n#error "a judge that does not build (tests/grading/integration/test_judges.sh)"\n' >> "$tmp/course/lessons/01_naive_transpose/check.cu"
 "$repo/scripts/make_test_submissions.sh" "$tmp/all" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
 mkdir "$tmp/subs" && cp -r -- "$tmp/all/Ada Lovelace" "$tmp/subs/"
 

@@ -8,7 +8,7 @@
 # Prints "OK: exit code 3: <the line>" only when every assertion holds.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-scripts=$here/../../scripts
+scripts=$here/../../../scripts
 mode=${1:-real}; shift
 tmp=$(mktemp -d)
 trap 'rm -rf -- "$tmp"' EXIT

@@ -6,13 +6,13 @@
 # Prints "OK: exit code 3: <the line>" only when every assertion holds.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-scripts=$here/../../scripts
+scripts=$here/../../../scripts
 mode=${1:-missing}
 tmp=$(mktemp -d)
 trap 'rm -rf -- "$tmp"' EXIT
 chmod 755 "$tmp"
 mkdir -p "$tmp/submissions/Ada/01_naive_transpose" "$tmp/bin"
-cp "$here/../../lessons/01_naive_transpose/main.cu" "$tmp/submissions/Ada/01_naive_transpose/" 2> /dev/null ||
+cp "$here/../../../lessons/01_naive_transpose/main.cu" "$tmp/submissions/Ada/01_naive_transpose/" 2> /dev/null ||
   echo "int main() {}" > "$tmp/submissions/Ada/01_naive_transpose/main.cu"
 # A PATH with only what grade.sh needs before it looks for the sandbox (and, for "broken", a bwrap
 # that fails the way bubblewrap does where user namespaces are off).

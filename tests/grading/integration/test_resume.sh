@@ -13,7 +13,7 @@
 # usage: test_resume.sh [CMAKE ARGS]
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-grade=$here/../../scripts/grade.sh
+grade=$here/../../../scripts/grade.sh
 . "$here/need_bwrap.sh"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -21,7 +21,7 @@ trap 'rm -rf -- "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-"$here/../../scripts/make_test_submissions.sh" "$tmp/all" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
+"$here/../../../scripts/make_test_submissions.sh" "$tmp/all" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
 mkdir "$tmp/subs"
 for s in "Ada Lovelace" "O'Brien, Pat \"wrong index\"" "-Zoë missing barrier" "Lin does not compile"; do cp -r -- "$tmp/all/$s" "$tmp/subs/"; done
 for f in "$tmp"/subs/*/*/main.cu; do  # each run prints the GPU it was given

@@ -14,7 +14,7 @@
 # usage: test_share.sh [CMAKE ARGS]
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-repo=$here/../..
+repo=$here/../../..
 grade=$repo/scripts/grade.sh
 . "$here/need_bwrap.sh"
 [ "$(id -u)" -eq 0 ] || { echo "SKIPPED: --share needs root (cells run as user ids of their own)"; exit 77; }

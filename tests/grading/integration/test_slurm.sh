@@ -10,7 +10,7 @@
 # Skipped (exit 77) with the reason when slurm-wlm or munge is missing, or slurmd cannot start here.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
-grade=$here/../../scripts/grade.sh
+grade=$here/../../../scripts/grade.sh
 for tool in slurmctld slurmd munged sbatch; do
   command -v "$tool" > /dev/null || { echo "SKIPPED: $tool not found (Debian: apt install slurm-wlm munge)"; exit 77; }
 done
@@ -72,7 +72,7 @@ sinfo -h -o %T 2> /dev/null | grep -q idle ||
   { echo "SKIPPED: the Slurm node did not come up: $(sinfo 2>&1 | tail -n 1); $(tail -n 3 "$tmp/slurmd.log" | tr '\n' ' ')"; exit 77; }
 
 # 1. a class of four students, in two tasks, on a node without a GPU
-"$here/../../scripts/make_test_submissions.sh" "$tmp/all" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
+"$here/../../../scripts/make_test_submissions.sh" "$tmp/all" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
 mkdir "$tmp/subs"
 for s in "Ada Lovelace" "O'Brien, Pat \"wrong index\"" "-Zoë missing barrier" "Lee stray folders"; do cp -r -- "$tmp/all/$s" "$tmp/subs/"; done
 out=$tmp/out

@@ -8,14 +8,14 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 from grading import (box, cell_evidence, cli, evidence, gradebook, judge, options, run, runfolder,  # noqa: E402
                      sandbox, slurm, static_evidence)
 from grading.cell_grade import SKIP_SPEED  # noqa: E402
 from grading.exits import Exit, Stop  # noqa: E402
 from grading.findings import memcheck_subset_finding  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 LESSONS = {"01_naive_transpose": 2, "02_shared_transpose": 2, "06_bank_conflicts": 2}
 
 

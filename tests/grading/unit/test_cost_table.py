@@ -1,12 +1,12 @@
-"""tests/grading/cost_table.py: the cost table evidence_cost.sh prints, on made-up timing files."""
+"""bench/cost_table.py: the cost table evidence_cost.sh prints, on made-up timing files."""
 import os
 import subprocess
 import sys
 import tempfile
 import unittest
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TABLE = os.path.join(ROOT, "tests", "grading", "cost_table.py")
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+TABLE = os.path.join(ROOT, "bench", "cost_table.py")
 
 
 class CostTable(unittest.TestCase):
