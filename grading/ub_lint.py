@@ -33,7 +33,7 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # GCC's warnings that say "this is undefined behaviour" (with the code in MAIN.CU's lines), and
-# have no false positive on the course's own code (tests: grading/tests/test_ub_lint.py).
+# have no false positive on the course's own code (tests: tests/grading/unit/test_ub_lint.py).
 UB_FLAGS = ("-Waggressive-loop-optimizations", "-Warray-bounds")
 TIMEOUT_S = 60
 

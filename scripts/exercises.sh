@@ -42,7 +42,7 @@ usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$self"; }  # the comment block at t
 # is ok|FAILED|-: FAILED when GCC reports undefined behaviour in the device code (grading/ub_lint.py).
 # The solved rule and the table are grading/pipeline.py's (the rule every grading tool shares):
 # `python3 -m grading.pipeline table FILE`. print_table_sh below is the same rule for a machine
-# without python3 (grading/tests/test_pipeline.py holds the two equal).
+# without python3 (tests/grading/unit/test_pipeline.py holds the two equal).
 print_table() {
   local file=$1 text rc
   if command -v python3 > /dev/null && [ -f grading/pipeline.py ]; then

@@ -106,7 +106,7 @@ endforeach()
 #  - Lines of a code block that run a lesson's profiler script (`lessons/NN_name/ncu*.sh`) are left out.
 #  - A link to a file the pack does not hold keeps its text and loses the link; these are listed.
 # A companion's README and notes (going_further/) get the last three, not the renames: its program
-# is packed. tests/student_pack_test.cmake then tries every command and link of the packed pages.
+# is packed. tests/student_pack/student_pack_test.cmake then tries every command and link of the packed pages.
 set(unlinked "")
 foreach(page IN LISTS pages)
   get_filename_component(lesson "${page}" DIRECTORY)  # NN_name or NN_name/going_further

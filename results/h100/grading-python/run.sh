@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh OUT DOCTEST_PREFIX — the grader (grading/, through scripts/grade.sh) on a GPU machine, as
-# run for this folder: the attack suite and the test submissions (tests/grading/test_attacks.sh
+# run for this folder: the attack suite and the test submissions (tests/grading/integration/test_attacks.sh
 # --gpu), a class of correct students who hand in every lesson, and probes of what can limit a
 # cell's memory there (cgroup v2 delegation, RLIMIT_DATA under a CUDA program). From the
 # repository root, as root (cells run as users of their own).
@@ -13,7 +13,7 @@ mkdir -p "$out"
 
 echo "== the attack suite and the test submissions, GPU checks included"
 mkdir -p "$out/attacks"
-tests/grading/test_attacks.sh --gpu --keep "$out/attacks" -DCMAKE_PREFIX_PATH="$prefix" --arch 90 --jobs 14 --timeout 30 \
+tests/grading/integration/test_attacks.sh --gpu --keep "$out/attacks" -DCMAKE_PREFIX_PATH="$prefix" --arch 90 --jobs 14 --timeout 30 \
   > "$out/attacks/attacks.txt" 2>&1 || true
 tail -n 4 "$out/attacks/attacks.txt"
 

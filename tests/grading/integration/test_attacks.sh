@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The attack suite: grade.sh on the hostile submissions of tests/grading/attacks/, each of which
+# must end in its row of attacks/expected.txt, without touching anything outside its cell.
+#
+#   test_attacks.sh [--gpu] [--keep DIR] [grade.sh options, e.g. -DCMAKE_PREFIX_PATH=... --arch 90]
+#
+# Without --gpu the cells run their host test cases only (grade.sh --host-only): no GPU needed, the
+# sandbox, the limits and the judge all as in a real run (CI runs this). With --gpu the whole
+# check runs, and the classic test submissions (make_test_submissions.sh) are graded in the same
+# run; --keep DIR copies the gradebook and grade.sh's output there (results/<gpu>/grading/).
+# Besides each row, it asserts: the course (a copy, graded from) is byte for byte unchanged; no
+# run printed a classmate's or the course's file; no process of any cell is left; the victim
+# graded first still passes. Prints "OK: ..." only when everything holds; exit 77 (skipped) when
+# bubblewrap is missing or cannot create namespaces on this machine, saying why.
+set -u
+here=$(cd -- "$(dirname -- "$0")" && pwd -P)
+repo=$(cd -- "$here/../../.." && pwd -P)
+gpu=0 keep="" args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --gpu) gpu=1; shift ;;
+    --keep) keep=$2; shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+. "$here/need_bwrap.sh"
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+trap 'rm -rf -- "$tmp"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# A copy of the course to grade from, so that an attack that got through harms only the copy.
+mkdir -p "$tmp/course"
+tar -C "$repo" --exclude='./build*' --exclude=./.git --exclude=./.deps --exclude=./.wt --exclude=./.whl -cf - . |
+  tar -C "$tmp/course" -xf -
+gen=(--attacks "$tmp/out"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
+"$tmp/course/scripts/make_test_submissions.sh" "$tmp/subs" "${gen[@]}" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
+(cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/before.sha"
+
+# Without a GPU the transcripts are small, and a 64 MiB file limit keeps the transcript flood quick;
+# with one, a lesson records up to about 200 MB, under grade.sh's default limit (1024 MiB).
+# --mem-mib 2048: the memory hog meets its limit quickly (a correct cell's steps take at most about
+# 620 MiB on an H100: results/h100/grading-python/).
+mode=(--file-mib 1024 --mem-mib 2048); [ $gpu -eq 0 ] && mode=(--host-only --file-mib 64 --mem-mib 2048)
+start=$(date +%s)
+console=$tmp/console.txt; [ -n "$keep" ] && mkdir -p "$keep" && console=$keep/console.txt  # written as it goes
+"$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --jobs 2 ${mode[@]+"${mode[@]}"} \
+  ${args[@]+"${args[@]}"} 2>&1 | tee "$console" | grep --line-buffered -a '^grade.sh: ' | cut -c 1-300
+rc=${PIPESTATUS[0]}
+[ "$console" = "$tmp/console.txt" ] || cp "$console" "$tmp/console.txt"
+echo "grade.sh exit code $rc after $(( $(date +%s) - start )) s"
+[ $rc -eq 1 ] || { fail "grade.sh exit code $rc, expected 1 (some cells must fail)"; tail -n 30 "$tmp/console.txt"; }
+
+# Every row, read from the cells' result.txt (key=value, one per line).
+declare -A row
+for f in "$tmp"/out/cells/*/result.txt; do
+  student="" lesson="" compiled="" passed="" total="" finding="" cpassed="" ctotal=""
+  while IFS= read -r line; do
+    case ${line%%=*} in
+      student) student=${line#*=} ;; lesson) lesson=${line#*=} ;; compiled) compiled=${line#*=} ;;
+      passed) passed=${line#*=} ;; total) total=${line#*=} ;; finding) finding=${line#*=} ;;
+      course_passed) cpassed=${line#*=} ;; course_total) ctotal=${line#*=} ;;
+    esac
+  done < "$f"
+  row["$student|$lesson"]="$compiled|$passed|$total|$cpassed|$ctotal|$finding"
+done
+n=0
+while IFS=$'\t' read -r student lesson compiled rule pattern; do
+  [[ -z $student || $student == \#* ]] && continue
+  n=$((n + 1))
+  got=${row["$student|$lesson"]-}
+  [ -n "$got" ] || { fail "$student / $lesson: no row"; continue; }
+  IFS='|' read -r g_compiled g_passed g_total g_cpassed g_ctotal g_finding <<< "$got"
+  [ "$g_compiled" = "$compiled" ] || fail "$student / $lesson: compiled=$g_compiled, expected $compiled ($g_finding)"
+  # Without a GPU, lesson 01's host test cases ask the submission for no value: none counts (the
+  # course's own tests, reported apart), and the finding says so. There "all" means every one of
+  # the course's own test cases passed, and the finding is matched without that sentence.
+  nothing=0
+  if [ $gpu -eq 0 ] && [ "$g_total" = 0 ] && [[ $g_finding == *"no test case judged a value of the submission ("* ]]; then
+    nothing=1
+    g_finding=$(sed -E 's/(; )?no test case judged a value of the submission \([0-9]+ of [0-9]+ of the course.s own test cases passed, not counted\)//' <<< "$g_finding")
+  fi
+  case $rule in
+    all) if [ $nothing -eq 1 ]; then
+           [ -n "$g_ctotal" ] && [ "$g_ctotal" -gt 0 ] && [ "$g_cpassed" = "$g_ctotal" ] ||
+             fail "$student / $lesson: $g_cpassed of $g_ctotal of the course's own test cases passed, expected all"
+         else
+           [ -n "$g_total" ] && [ "$g_total" -gt 0 ] && [ "$g_passed" = "$g_total" ] ||
+             fail "$student / $lesson: $g_passed of $g_total passed, expected all"
+         fi ;;
+    not_all) [ -n "$g_total" ] && [ "$g_passed" != "$g_total" ] || fail "$student / $lesson: $g_passed of $g_total passed, expected fewer" ;;
+  esac
+  if [ -z "$pattern" ]; then
+    [ -z "$g_finding" ] || fail "$student / $lesson: finding '$g_finding', expected none"
+  else
+    [[ $g_finding =~ ^($pattern)$ ]] || fail "$student / $lesson: finding '$g_finding' does not match '$pattern'"
+  fi
+  echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
+done < "$here/../attacks/expected.txt"
+
+(cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
+diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
+leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
+[ -z "$leaks" ] || fail "a run read a file it must not see: $(grep -h -a -m 1 '^LEAKED' $leaks | head -n 1)"
+grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
+sleep 1
+if pgrep -x atk_escape > /dev/null; then fail "the escape attack's process outlived its cell"; pkill -KILL -x atk_escape; fi
+range=$(sed -n 's/^Cells ran as user ids \([0-9]*\) to \([0-9]*\)\.$/\1 \2/p' "$tmp/out/cells/run-info.txt")
+left=""
+# (a wholly dead zombie, state Z with one thread, runs nothing: the sandbox's exited bwrap waits
+# there for PID 1 to reap it; grading/run.py's process_table leaves such zombies out too)
+[ -n "$range" ] && left=$(ps -eo uid=,pid=,stat=,nlwp=,comm= | awk -v lo="${range% *}" -v hi="${range#* }" \
+  '$1 >= lo && $1 <= hi && !($3 ~ /^Z/ && $4 <= 1)')
+[ -z "$left" ] || fail "processes of a cell's user outlived grading: $left"
+size=$(du -sm "$tmp/out/cells" | cut -f1)
+[ "$size" -lt 200 ] || fail "the cells' folders hold $size MiB: a run wrote outside its scratch"
+grep -a '^Time per cell' "$tmp/console.txt"
+
+if [ -n "$keep" ]; then
+  cp "$tmp/out/gradebook.csv" "$tmp/out/gradebook.md" "$keep/"
+  sed "s|$tmp|/tmp/grading|g" -i "$keep/console.txt" "$keep/gradebook.md" "$keep/gradebook.csv"
+fi
+if [ $failures -gt 0 ]; then
+  echo "--- grade.sh's output"; tail -n 40 "$tmp/console.txt"
+  echo "FAILED: $failures problem(s)"; exit 1
+fi
+echo "OK: $n attack rows as expected; the course unchanged, nothing leaked, no process left"
