@@ -44,8 +44,9 @@ file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts") 
 file(COPY "${root}/grading/__init__.py" "${root}/grading/static_evidence.py" "${root}/grading/rubric.py" "${root}/grading/evidence.py"
      "${root}/grading/counters.py" "${root}/grading/counters_rules.py" "${root}/grading/ncu.py" DESTINATION "${stage}/grading")
 # The lint (grading/ub_lint.py: the device code as host C++ through g++ -O3, for undefined behaviour
-# nvcc would delete), which `scripts/exercises.sh check` runs and the grader runs in its sandbox.
-file(COPY "${root}/grading/ub_lint.py" "${root}/grading/ub_render.py" DESTINATION "${stage}/grading")
+# nvcc would delete), which `scripts/exercises.sh check` runs and the grader runs in its sandbox,
+# with grading/regions.py (the EXERCISE markers' reader, which the lint reads regions through).
+file(COPY "${root}/grading/ub_lint.py" "${root}/grading/ub_render.py" "${root}/grading/regions.py" DESTINATION "${stage}/grading")
 file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
 foreach(file IN LISTS solution_figures)
   get_filename_component(folder "${file}" DIRECTORY)
