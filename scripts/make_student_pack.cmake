@@ -53,6 +53,8 @@ foreach(file IN LISTS solution_figures)
   file(COPY "${root}/${file}" DESTINATION "${stage}/${folder}")
 endforeach()
 file(COPY "${root}/lessons/lessons.txt" DESTINATION "${stage}/lessons")
+# Its one reader, which the pack's configure runs (cmake/course_lessons.cmake).
+file(COPY "${root}/grading/lessons.py" DESTINATION "${stage}/grading")
 # The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
 # the charts they show.
 foreach(file lessons.txt ncu.txt sanitizers.txt racecheck_racy.txt results.csv plots)
