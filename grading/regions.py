@@ -16,6 +16,7 @@ A region whose BEGIN gives only its id takes its text from exercise_todos.txt be
                                                           error names the file NAME (default: INPUT)
     python3 -m grading.regions lesson NN_name OUTPUT           one exercise's main.cu, as committed
     python3 -m grading.regions write | check                   every exercise, written / compared
+    python3 -m grading.regions ids FILE                        the region ids of FILE, one a line
 
 Standard library only, and nothing else of grading/: the student pack ships it with the lint.
 """
@@ -300,6 +301,10 @@ def main(argv: list[str]) -> int:
                 print("make_exercises: LESSON needs OUTPUT and one of: %s" % ";".join(every), file=sys.stderr)
                 return 2
             _write(args[2], every[args[1]][0])
+            return 0
+        if args[:1] == ["ids"] and len(args) == 2:
+            with open(args[1], encoding="utf-8", errors="surrogateescape", newline="") as f:
+                print("".join(r.id + "\n" for r in parse(f.read(), args[1])), end="")
             return 0
         if args in (["write"], ["check"]):
             return write_or_check(root, args == ["check"])
