@@ -3,7 +3,8 @@
 # they show (figures/) and its check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
 # quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
-# harness/, and the evidence readers grading/static_evidence.py and evidence.py with each lesson's rubric.json that
+# harness/, grading/lessons.py which reads lessons/lessons.txt for the configure, and the evidence readers
+# grading/static_evidence.py and evidence.py with each lesson's rubric.json that
 # scripts/exercises.sh shows), no profiler scripts (they run the lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
 # companion, lessons/05_tiled_matmul/going_further/, goes in whole but for its profiler script: it
 # has no exercise (reading past the lesson, no solution to hide), so its main.cu is packed and
