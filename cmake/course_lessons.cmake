@@ -17,6 +17,9 @@ macro(course_read_lessons lessons_file out_dir)
     message(FATAL_ERROR "The course's configure needs Python 3.8 or newer (python3 on PATH, or -DCOURSE_PYTHON=/path/to/python3): "
                         "it reads lessons/lessons.txt (grading/lessons.py). Debian/Ubuntu: apt install python3")
   endif()
+  if(NOT EXISTS ${course_lessons_root}/grading/lessons.py)
+    message(FATAL_ERROR "The course's configure reads lessons/lessons.txt with grading/lessons.py, which this tree lacks")
+  endif()
   execute_process(COMMAND ${course_lessons_python} -B -m grading.lessons cmake ${lessons_file} ${out_dir}
                   WORKING_DIRECTORY ${course_lessons_root} RESULT_VARIABLE course_lessons_rc ERROR_VARIABLE course_lessons_error)
   if(NOT course_lessons_rc EQUAL 0)
