@@ -16,6 +16,7 @@ compile, run, judge (the trusted verdict), gradebook (rows, exports), names (esc
 The evidence tools, which also ship to students: static_evidence (the compiled kernels' static
 facts), rubric and evidence (a cell's performance evidence judged by its rubric), counters,
 counters_rules and ncu (Nsight Compute's counters), ub_lint and ub_render (undefined behaviour GCC
-sees in the device code; ub_lint.py also runs as a file). The mutation tooling (maintainers):
-mutants and mutation_report.
+sees in the device code; ub_lint.py also runs as a file), and regions (the one reader of the
+lessons' EXERCISE markers, which ub_render, the mutants and scripts/make_exercises.cmake read them
+through). The mutation tooling (maintainers): mutants and mutation_report.
 """

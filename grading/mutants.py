@@ -11,15 +11,18 @@ region of lessons/NN_name/main.cu (never a marker line, never a comment-only lin
 as a dropped __syncthreads(), swapped tile indices, an off-by-one bound, the padding removed, a
 wrong loop stride or a half-warp shuffle mask. The list is deterministic: lessons in folder order,
 lines in file order, rules in the order of RULES, occurrences left to right. An id is
-`NN_name:LINE:rule:K` (K counts that rule's changes on that line from 0), so it names the same
-change as long as the lesson's line numbers stay.
+`NN_name:REGION+OFFSET:rule:K`: the region's id, the line's offset from its BEGIN line (the BEGIN
+line is +0), and K counting that rule's changes on that line from 0. So an id names the same change
+however the code above the region changes (grading/equivalent_mutants.txt relies on it).
 
 A region mutant replaces a whole region, markers included (REGION_RULES), with what no one-line
 rule can make: the exercise's own stub (rule `stub`, every region: what the student is given, which
 must fail), lesson 01's naive transpose in lesson 02's tiled gap (`naive_in_tiled`: no shared
 memory at all), and each of lesson 01's regions written the other way round (`other_coalescing`:
 still correct, but the coalesced side and the strided side swapped). Its id is
-`NN_name:BEGIN_LINE:rule:0`, after the lesson's one-line mutants in the list.
+`NN_name:REGION+0:rule:0`, after the lesson's one-line mutants in the list.
+
+The regions are read by grading/regions.py, as scripts/make_exercises.cmake reads them.
 
 scripts/mutation_run.sh builds and grades each mutant (checks, memcheck, static evidence) on a
 machine with a GPU and reports which layer caught it.
@@ -28,6 +31,8 @@ import difflib
 import os
 import re
 import sys
+
+from . import regions as markers
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
@@ -122,29 +127,21 @@ RULES = [
 
 
 def regions(text):
-    """[(region id, BEGIN line index, END line index)] (0-based, both markers included), in file order."""
-    out, begin, rid = [], None, None
-    for i, line in enumerate(text.split("\n")):
-        stripped = line.strip()
-        m = re.match(r"// EXERCISE BEGIN ([0-9]{2}\.\w+)", stripped)
-        if m:
-            begin, rid = i, m.group(1)
-        elif stripped.startswith("// EXERCISE END") and begin is not None:
-            out.append((rid, begin, i))
-            begin = None
-    return out
+    """[(region id, BEGIN line index, END line index)] (0-based, both markers included), in file order
+    (grading/regions.py reads them; a marker it refuses raises its MarkerError)."""
+    return [(r.id, r.begin, r.end) for r in markers.parse(text)]
 
 
 def stub_of(lines, begin, end, rid):
     """The region's lines as the exercise has them: a TODO line, then each STUB line's code, indented
     like its marker (as scripts/make_exercises.cmake writes it; the TODO's text is left out)."""
-    indent = re.match(r"\s*", lines[begin]).group(0)
-    out = [f"{indent}// TODO({rid}): the exercise as given (its stub)"]
-    for line in lines[begin + 1:end]:
-        m = re.match(r"(\s*)// EXERCISE STUB: ?(.*)$", line)
-        if m:
-            out.append(m.group(1) + m.group(2))
-    return out
+    region = next(r for r in markers.parse("\n".join(lines)) if r.begin == begin)
+    return ["%s// TODO(%s): the exercise as given (its stub)" % (region.indent, rid)] + region.stubs
+
+
+def mutant_id(lesson, rid, begin, line, rule, k):
+    """NN_name:REGION+OFFSET:rule:K, OFFSET counted from the region's BEGIN line (0-based LINE and BEGIN)."""
+    return f"{lesson}:{rid}+{line - begin}:{rule}:{k}"
 
 
 # Region mistakes no one-line rule makes, by (lesson folder prefix, region id): the region's new code.
@@ -193,22 +190,24 @@ def region_mutants_of(lesson, text):
         for name, _ in REGION_RULES:
             new = stub_of(lines, begin, end, rid) if name == "stub" else REGION_CODE.get((lesson[:2], rid, name))
             if new is not None:
-                out.append((f"{lesson}:{begin + 1}:{name}:0", name, begin + 1, old, "\n".join(new)))
+                out.append((mutant_id(lesson, rid, begin, begin, name, 0), name, begin + 1, old, "\n".join(new)))
     return out
 
 
 def exercise_lines(text):
     """Indices (0-based) of the lines inside EXERCISE regions that are code (no markers, no comment-only lines)."""
-    inside, lines = False, []
-    for i, line in enumerate(text.split("\n")):
-        stripped = line.strip()
-        if stripped.startswith("// EXERCISE BEGIN"):
-            inside = True
-        elif stripped.startswith("// EXERCISE END"):
-            inside = False
-        elif inside and stripped and not stripped.startswith("//") and not stripped.startswith("#pragma"):
-            lines.append(i)
-    return lines
+    return [i for _, i, _ in _region_lines(text)]
+
+
+def _region_lines(text):
+    """(region id, line index, BEGIN index) of each code line inside a region, in file order."""
+    lines, out = text.split("\n"), []
+    for rid, begin, end in regions(text):
+        for i in range(begin + 1, end):
+            stripped = lines[i].strip()
+            if stripped and not stripped.startswith("//") and not stripped.startswith("#pragma"):
+                out.append((rid, i, begin))
+    return out
 
 
 def code_part(line):
@@ -222,14 +221,14 @@ def mutants_of(lesson, text):
     mutants (old and new: one line), then its region mutants (old: the region, markers included)."""
     lines = text.split("\n")
     out = []
-    for i in exercise_lines(text):
+    for rid, i, begin in _region_lines(text):
         code, comment = code_part(lines[i])
         for name, _, rule in RULES:
             for k, new_code in enumerate(rule(code)):
                 new = new_code + comment
                 if new.strip() == "" and comment:
                     new = new_code.rstrip() + comment
-                out.append((f"{lesson}:{i + 1}:{name}:{k}", name, i + 1, lines[i], new))
+                out.append((mutant_id(lesson, rid, begin, i, name, k), name, i + 1, lines[i], new))
     return out + region_mutants_of(lesson, text)
 
 
@@ -274,7 +273,7 @@ def diff(lesson, text, line_number, new, old=None):
 def find(mutant_id, root=ROOT):
     lesson = mutant_id.split(":", 1)[0]
     if lesson not in lessons(root):
-        raise KeyError(f"no lesson {lesson!r} (mutant ids look like 02_shared_transpose:81:drop_barrier:0)")
+        raise KeyError(f"no lesson {lesson!r} (mutant ids look like 02_shared_transpose:02.tiled+9:drop_barrier:0)")
     for m in mutants_of(lesson, read_lesson(lesson, root)):
         if m[0] == mutant_id:
             return m
@@ -316,7 +315,7 @@ def main(argv):
                 print(f"{lesson}\t{rule}\t{n}")
             print(f"total\t\t{sum(counts.values())}")
             return 0
-    except (KeyError, IndexError, OSError) as e:
+    except (KeyError, IndexError, OSError, markers.MarkerError) as e:
         print(f"mutants.py: {e}", file=sys.stderr)
         return 2
     print("mutants.py: unknown command line (see --help)", file=sys.stderr)

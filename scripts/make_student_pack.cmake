@@ -3,7 +3,8 @@
 # they show (figures/) and its check, common/, the CMake
 # files and presets, the student's script (scripts/exercises.sh) and the raw H200 output the READMEs
 # quote. No lessons/NN_name/main.cu, nothing of the grader (only the C++ harness the checks link,
-# harness/, and the evidence readers grading/static_evidence.py and evidence.py with each lesson's rubric.json that
+# harness/, grading/lessons.py which reads lessons/lessons.txt for the configure, and the evidence readers
+# grading/static_evidence.py and evidence.py with each lesson's rubric.json that
 # scripts/exercises.sh shows), no profiler scripts (they run the lessons), no OpenCL companion (its kernels are the transposes' solutions). Lesson 05's CUDA
 # companion, lessons/05_tiled_matmul/going_further/, goes in whole but for its profiler script: it
 # has no exercise (reading past the lesson, no solution to hide), so its main.cu is packed and
@@ -44,8 +45,9 @@ file(COPY "${root}/scripts/check_summary.cmake" DESTINATION "${stage}/scripts") 
 file(COPY "${root}/grading/__init__.py" "${root}/grading/static_evidence.py" "${root}/grading/rubric.py" "${root}/grading/evidence.py"
      "${root}/grading/counters.py" "${root}/grading/counters_rules.py" "${root}/grading/ncu.py" DESTINATION "${stage}/grading")
 # The lint (grading/ub_lint.py: the device code as host C++ through g++ -O3, for undefined behaviour
-# nvcc would delete), which `scripts/exercises.sh check` runs and the grader runs in its sandbox.
-file(COPY "${root}/grading/ub_lint.py" "${root}/grading/ub_render.py" DESTINATION "${stage}/grading")
+# nvcc would delete), which `scripts/exercises.sh check` runs and the grader runs in its sandbox,
+# with grading/regions.py (the EXERCISE markers' reader, which the lint reads regions through).
+file(COPY "${root}/grading/ub_lint.py" "${root}/grading/ub_render.py" "${root}/grading/regions.py" DESTINATION "${stage}/grading")
 # The pass rule every grading tool shares (grading/pipeline.py, standard library only, importing
 # nothing of grading/): `scripts/exercises.sh` prints its table and "solved" through it.
 file(COPY "${root}/grading/pipeline.py" DESTINATION "${stage}/grading")
@@ -55,6 +57,8 @@ foreach(file IN LISTS solution_figures)
   file(COPY "${root}/${file}" DESTINATION "${stage}/${folder}")
 endforeach()
 file(COPY "${root}/lessons/lessons.txt" DESTINATION "${stage}/lessons")
+# Its one reader, which the pack's configure runs (cmake/course_lessons.cmake).
+file(COPY "${root}/grading/lessons.py" DESTINATION "${stage}/grading")
 # The raw output the READMEs quote and link to (speeds, profiler counts, sanitizer reports), and
 # the charts they show.
 foreach(file lessons.txt ncu.txt sanitizers.txt racecheck_racy.txt results.csv plots)

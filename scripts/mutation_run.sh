@@ -14,7 +14,7 @@
 #     --deadline S       a hard budget of S seconds from the start: no mutant or layer is started after
 #                        it (a running one is stopped), and what is done is written; 0 (default): none
 #     --lesson NN        only that lesson's mutants (repeatable; default: all)
-#     --only ID          only that mutant (repeatable), e.g. 04_reduction:65:half_mask:0
+#     --only ID          only that mutant (repeatable), e.g. 04_reduction:04.shuffle+2:half_mask:0
 #     --jobs N           parallel compile jobs (default: the cores less two, which the checks use)
 #     --memcheck-jobs N  memcheck runs at once (default 4; they judge correctness, not time)
 #     --solution-every N the course solution's speed cases run before the mutants build, again before

@@ -8,7 +8,7 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, ROOT)
-from grading import mutants  # noqa: E402
+from grading import mutants, regions  # noqa: E402
 
 RULE = {name: rule for name, _, rule in mutants.RULES}
 
@@ -93,10 +93,28 @@ class Regions(unittest.TestCase):
     def test_only_code_lines_inside_regions(self):
         got = mutants.mutants_of("01_x", self.TEXT)
         self.assertEqual([(m[0], m[4]) for m in got], [
-            ("01_x:7:off_by_one:0", "    if (a <= b) x = 1;  // the comment stays: if (c < d)"),
-            ("01_x:9:drop_barrier:0", "    "),
-            ("01_x:3:stub:0", "    // TODO(01.a): the exercise as given (its stub)\n    __syncthreads();"),
+            ("01_x:01.a+4:off_by_one:0", "    if (a <= b) x = 1;  // the comment stays: if (c < d)"),
+            ("01_x:01.a+6:drop_barrier:0", "    "),
+            ("01_x:01.a+0:stub:0", "    // TODO(01.a): the exercise as given (its stub)\n    __syncthreads();"),
         ])
+        self.assertEqual([m[2] for m in got], [7, 9, 3])  # the lines they change
+
+    def test_ids_hold_when_code_above_a_region_moves(self):
+        """An id is the region and the offset from its BEGIN line: lines added or removed above the
+        region change the line numbers, not the ids; a line added inside it, above the mutated line,
+        does change them."""
+        before = mutants.mutants_of("01_x", self.TEXT)
+        lines = self.TEXT.split("\n")
+        moved = "\n".join(["// two lines", "int g() { return 0; }"] + lines[:2] + lines[2:])
+        after = mutants.mutants_of("01_x", moved)
+        self.assertEqual([m[0] for m in after], [m[0] for m in before])
+        self.assertEqual([m[2] for m in after], [m[2] + 2 for m in before])
+        self.assertEqual([m[4] for m in after], [m[4] for m in before])
+        shorter = "\n".join(lines[1:])  # the line above the function removed
+        self.assertEqual([m[0] for m in mutants.mutants_of("01_x", shorter)], [m[0] for m in before])
+        inside = "\n".join(lines[:3] + ["    int unused = 0;"] + lines[3:])
+        self.assertEqual([m[0] for m in mutants.mutants_of("01_x", inside)][:2],
+                         ["01_x:01.a+5:off_by_one:0", "01_x:01.a+7:drop_barrier:0"])
 
     def test_apply_changes_exactly_that_line(self):
         mid, _, number, old, new = mutants.mutants_of("01_x", self.TEXT)[0]
@@ -190,7 +208,8 @@ class TheRegionMutants(unittest.TestCase):
             self.assertEqual(changed[:number - 1], lines[:number - 1], mid)
             self.assertEqual(changed[number - 1 + len(new.split("\n")):], lines[number - 1 + n_old:], mid)
             self.assertNotIn("EXERCISE", new, mid)
-            self.assertEqual(mid.split(":")[1:], [str(number), rule, "0"])
+            rid = lines[number - 1].split("EXERCISE BEGIN ")[1].split(":")[0]
+            self.assertEqual(mid.split(":")[1:], [rid + "+0", rule, "0"])
 
     def test_the_issues_region_mistakes(self):
         ids = {m[0]: m for m in self.region}
@@ -206,6 +225,28 @@ class TheRegionMutants(unittest.TestCase):
         self.assertIn("out[i] =", other[1][4])
         for m in other + tiled:
             self.assertIn(m[0], ids)
+
+
+class OneReaderOfTheMarkers(unittest.TestCase):
+    """grading/regions.py: the mutants, the lint (its lenient spans) and the exercise generator read
+    the same regions."""
+
+    def test_the_same_regions_every_way(self):
+        for lesson in mutants.lessons():
+            text = mutants.read_lesson(lesson)
+            strict = regions.parse(text)
+            self.assertEqual([(r.id, r.begin, r.end) for r in strict], mutants.regions(text), lesson)
+            self.assertEqual([(r.begin + 1, r.end + 1) for r in strict], regions.spans(text), lesson)
+            self.assertTrue(strict, lesson)
+
+    def test_refused_markers(self):
+        for text, message in (("// EXERCISE END", "main.cu:1: EXERCISE END without an EXERCISE BEGIN"),
+                              ("// EXERCISE BEGIN 01.a: x\n// EXERCISE BEGIN 01.b: y", "main.cu:2: EXERCISE BEGIN inside region 01.a"),
+                              ("x; // EXERCISE BEGIN 01.a: x", "main.cu:1: an EXERCISE marker must be on a line of its own")):
+            with self.assertRaises(regions.MarkerError) as e:
+                regions.parse(text)
+            self.assertTrue(str(e.exception).startswith(message), str(e.exception))
+        self.assertEqual(regions.spans("// EXERCISE BEGIN\n// EXERCISE BEGIN 01.a\nx\n// EXERCISE END"), [(2, 4)])
 
 
 class EquivalentMutants(unittest.TestCase):
@@ -226,6 +267,20 @@ class EquivalentMutants(unittest.TestCase):
                 self.assertNotIn(ids[mid][1], {name for name, _ in mutants.REGION_RULES}, mid)
                 seen.add(mid)
         self.assertTrue(seen)
+
+    def test_the_list_holds_when_code_above_the_regions_moves(self):
+        """Lines added at the top of a lesson (above every region) keep every listed id naming the
+        same change, two lines further down."""
+        with open(os.path.join(ROOT, "grading", "equivalent_mutants.txt"), encoding="utf-8") as f:
+            listed = [l.split(": ", 1)[0] for l in f if l.strip() and not l.startswith("#")]
+        for lesson in sorted({mid.split(":", 1)[0] for mid in listed}):
+            text = mutants.read_lesson(lesson)
+            before = {m[0]: m for m in mutants.mutants_of(lesson, text)}
+            after = {m[0]: m for m in mutants.mutants_of(lesson, "// moved\n// down\n" + text)}
+            for mid in (m for m in listed if m.startswith(lesson + ":")):
+                self.assertIn(mid, after, mid)
+                self.assertEqual(after[mid][2], before[mid][2] + 2, mid)
+                self.assertEqual(after[mid][3:], before[mid][3:], mid)
 
 
 class CommandLine(unittest.TestCase):
@@ -264,7 +319,8 @@ class CommandLine(unittest.TestCase):
                 mutated = f.read().split("\n")
         original = mutants.read_lesson(mid.split(":", 1)[0]).split("\n")
         self.assertEqual(sum(1 for a, b in zip(original, mutated) if a != b), 1)
-        for bad in ("99_nothing:1:drop_barrier:0", "04_reduction:1:drop_barrier:0", "nonsense"):
+        for bad in ("99_nothing:1:drop_barrier:0", "04_reduction:1:drop_barrier:0", "04_reduction:04.tree+1:drop_barrier:0",
+                    "04_reduction:04.nothing+5:drop_barrier:0", "nonsense"):
             rc, _, err = self.run_main("show", bad)
             self.assertEqual(rc, 2, bad)
             self.assertIn("mutants.py:", err)

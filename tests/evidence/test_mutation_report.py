@@ -33,7 +33,7 @@ def line(exercise, ms, ceiling_ms, gpu=GPU):
 
 class Write(unittest.TestCase):
     def test_sources_targets_and_regions(self):
-        ids = ["02_shared_transpose:76:redundant_rows:0", "04_reduction:41:stub:0", "01_naive_transpose:115:other_coalescing:0"]
+        ids = ["02_shared_transpose:02.tiled+3:redundant_rows:0", "04_reduction:04.tree+0:stub:0", "01_naive_transpose:01.strided_writes+0:other_coalescing:0"]
         by_id = {m[0]: m for m in mutants.all_mutants()}
         with tempfile.TemporaryDirectory() as d:
             src = os.path.join(d, "src")
@@ -56,7 +56,7 @@ class Write(unittest.TestCase):
             self.assertIn("add_dependencies(mut002_ready mut002_check)", targets)
             self.assertTrue(read(os.path.join(src, "CMakeLists.txt")).endswith("include(${CMAKE_CURRENT_SOURCE_DIR}/mutants/targets.cmake)\n"))
             with open(os.path.join(d, "ids.txt"), "w") as f:
-                f.write("02_shared_transpose:1:nothing:0\n")
+                f.write("02_shared_transpose:02.tiled+1:nothing:0\n")
             self.assertEqual(mr.main(["mutation_report.py", "write", ROOT, src, os.path.join(d, "ids.txt")]), 1)
 
 
@@ -115,23 +115,23 @@ class Lint(unittest.TestCase):
 
 class Report(unittest.TestCase):
     CASES = [  # id, the layers' outcomes (missing: "-"), expected caught_by
-        ("01_naive_transpose:107:off_by_one:0", {"compile": "FAILED"}, "compile"),
-        ("01_naive_transpose:107:off_by_one:1", {"compile": "ok", "host": "ok", "gpu": "FAILED", "static": "ok"}, "gpu"),
-        ("02_shared_transpose:78:off_by_one:1", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "ERROR"}, "memcheck"),
-        ("02_shared_transpose:74:no_padding:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
+        ("01_naive_transpose:01.strided_reads+3:off_by_one:0", {"compile": "FAILED"}, "compile"),
+        ("01_naive_transpose:01.strided_reads+3:off_by_one:1", {"compile": "ok", "host": "ok", "gpu": "FAILED", "static": "ok"}, "gpu"),
+        ("02_shared_transpose:02.tiled+5:off_by_one:1", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "ERROR"}, "memcheck"),
+        ("02_shared_transpose:02.tiled+1:no_padding:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
                                                  "speed": "SHORT 02.tiled: correct, but 60% [02.tiled=0.60]", "static": "SHORT x"}, "speed"),
-        ("02_shared_transpose:76:wrong_stride:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
+        ("02_shared_transpose:02.tiled+3:wrong_stride:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
                                                    "speed": "met [02.tiled=0.95]", "static": "SHORT the tile"}, "static"),
-        ("04_reduction:65:half_mask:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
+        ("04_reduction:04.shuffle+2:half_mask:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
                                          "speed": "met [04.shuffle=1.00]", "static": "ok"}, "survived"),
-        ("04_reduction:41:stub:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "not run (deadline)"}, "unfinished"),
-        ("04_reduction:63:stub:0", {"compile": "not run (deadline)"}, "unfinished"),
-        ("03_dynamic_shared:125:off_by_one:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
+        ("04_reduction:04.tree+0:stub:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "not run (deadline)"}, "unfinished"),
+        ("04_reduction:04.shuffle+0:stub:0", {"compile": "not run (deadline)"}, "unfinished"),
+        ("03_dynamic_shared:03.tile_in_flight+4:off_by_one:0", {"compile": "ok", "host": "ok", "gpu": "passed", "memcheck": "clean",
                                                 "speed": "met [03.tile_in_flight=1.01]", "static": "ok"}, "survived"),
-        ("03_dynamic_shared:128:off_by_one:0", {"compile": "ok", "lint": "UB main.cu:130: iteration 4 invokes undefined behavior",
+        ("03_dynamic_shared:03.tile_in_flight+7:off_by_one:0", {"compile": "ok", "lint": "UB main.cu:130: iteration 4 invokes undefined behavior",
                                                 "host": "ok", "gpu": "passed", "memcheck": "clean",
                                                 "speed": "met [03.tile_in_flight=1.01]", "static": "ok"}, "lint"),
-        ("05_tiled_matmul:188:off_by_one:1", {"compile": "ok", "lint": "not applicable: g++ cannot compile it", "host": "ok",
+        ("05_tiled_matmul:05.register_tiled+66:off_by_one:1", {"compile": "ok", "lint": "not applicable: g++ cannot compile it", "host": "ok",
                                               "gpu": "passed", "memcheck": "clean", "speed": "met [05.register_tiled=1.00]",
                                               "static": "ok"}, "survived"),
     ]
@@ -145,7 +145,7 @@ class Report(unittest.TestCase):
                 for layer, value in layers.items():
                     write(os.path.join(state, "mut%03d.%s" % (k, layer)), value + "\n")
             write(os.path.join(d, "ids.txt"), "\n".join(c[0] for c in self.CASES) + "\n")
-            write(os.path.join(d, "equivalent.txt"), "# comment\n03_dynamic_shared:125:off_by_one:0: because\n")
+            write(os.path.join(d, "equivalent.txt"), "# comment\n03_dynamic_shared:03.tile_in_flight+4:off_by_one:0: because\n")
             write(os.path.join(d, "problems.txt"), "lesson 06_bank_conflicts: caught by static (SHORT y)\n")
             write(os.path.join(out, "solution.csv"), 
                 "gpu,exercise,kernel,ms,ceiling,ceiling_ms,runs,spread\n" + "".join(
@@ -162,13 +162,13 @@ class Report(unittest.TestCase):
             # lint that was not applicable catches nothing).
             self.assertIn("caught under default grading: 6 of 8 non-equivalent mutants that finished (75.0%)", text)
             self.assertIn("  lint               1\n", text)
-            self.assertIn("  05_tiled_matmul:188:off_by_one:1: survived;", text)
+            self.assertIn("  05_tiled_matmul:05.register_tiled+66:off_by_one:1: survived;", text)
             self.assertIn("THE COURSE'S OWN CODE: lesson 06_bank_conflicts: caught by static (SHORT y)", text)
             self.assertIn("  speed              1\n", text)
-            self.assertIn("exercise stubs caught: 0 of 2\n  NOT CAUGHT: 04_reduction:41:stub:0 (unfinished)", text)
-            self.assertIn("unfinished (the deadline came first): 2, from 04_reduction:41:stub:0 on", text)
-            self.assertIn("  04_reduction:65:half_mask:0: survived;", text)
-            self.assertNotIn("03_dynamic_shared:125:off_by_one:0: survived", text)
+            self.assertIn("exercise stubs caught: 0 of 2\n  NOT CAUGHT: 04_reduction:04.tree+0:stub:0 (unfinished)", text)
+            self.assertIn("unfinished (the deadline came first): 2, from 04_reduction:04.tree+0:stub:0 on", text)
+            self.assertIn("  04_reduction:04.shuffle+2:half_mask:0: survived;", text)
+            self.assertNotIn("03_dynamic_shared:03.tile_in_flight+4:off_by_one:0: survived", text)
             # fractions 1.0, 0.9677, 0.9375: median 0.9677, ratios 1.033 .. 0.969: spread 6.5%.
             self.assertIn("02.tiled             rounds  3  ceiling fraction median 0.968  ratio min 0.969 max 1.033  spread 6.5%", text)
             self.assertEqual(read(os.path.join(out, "summary.txt")), text)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # loop_test.sh WORK — scripts/exercises.sh's hint, reset, watch, and the speed and counters shown by check, end to
 # end, on the toy course in tests/exercises/loop (no compiler, no GPU): a copy of it in WORK, with the
-# course's exercises.sh, make_exercises.cmake and grading/evidence.py. The toy check's "GPU" and its
+# course's exercises.sh, make_exercises.cmake (with grading/regions.py, which it runs) and grading/evidence.py. The toy check's "GPU" and its
 # speed measurement are canned (tests/exercises/loop/toy_check.sh, evidence/*.jsonl, and the toy's
 # recorded solution figures in results/h100/evidence/solution.csv). Prints what it checks; exits
 # non-zero when something is wrong.
@@ -11,7 +11,8 @@ work=${1:?usage: loop_test.sh WORK}
 rm -rf "$work" && mkdir -p "$work" && cp -R "$root/tests/exercises/loop/." "$work/" || exit 1
 mkdir -p "$work/scripts" "$work/exercises/01_toy"
 cp "$root/scripts/exercises.sh" "$root/scripts/make_exercises.cmake" "$work/scripts/" || exit 1
-mkdir -p "$work/grading" && cp "$root/grading/__init__.py" "$root/grading/evidence.py" "$root/grading/rubric.py" "$root/grading/static_evidence.py" "$root/grading/pipeline.py" "$work/grading/" || exit 1
+mkdir -p "$work/grading" && cp "$root/grading/__init__.py" "$root/grading/evidence.py" "$root/grading/rubric.py" "$root/grading/static_evidence.py" \
+  "$root/grading/pipeline.py" "$root/grading/regions.py" "$work/grading/" || exit 1
 cd "$work" || exit 1
 cmake -P scripts/make_exercises.cmake > /dev/null || { echo "FAIL: the generator failed on the toy lesson"; exit 1; }
 ex=exercises/01_toy/main.cu
@@ -166,7 +167,7 @@ mv results.away results
 
 # ---- the lint: undefined behaviour GCC sees in the device code fails the exercise, whose checks
 # (here canned) pass; the finding names the line. Then the same loop with its bound fixed is clean.
-cp "$root/grading/ub_lint.py" "$root/grading/ub_render.py" grading/ || exit 1
+cp "$root/grading/ub_lint.py" "$root/grading/ub_render.py" "$root/grading/regions.py" grading/ || exit 1
 cat >> "$ex" <<'CU'
 __global__ void toy_rows(const float* in, float* out) {
     float v[4];

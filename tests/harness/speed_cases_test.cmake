@@ -1,18 +1,20 @@
 # speed_cases_test.cmake — every exercise region of a lesson's main.cu (EXERCISE BEGIN <id>) has
 # exactly one GPU test case `speed: <id>` in the lesson's check.cu, and check.cu has no other
 # (grading reads the speed evidence by exercise id; harness/speed.cuh says what one measures).
-#   cmake -DROOT=path/to/repository -P speed_cases_test.cmake
-file(STRINGS "${ROOT}/lessons/lessons.txt" lines REGEX "^[0-9][0-9]_[a-z0-9_]+")
+# The lessons and their regions come from their one reader each: LESSONS_CMAKE is the configure's
+# course_lessons.cmake (grading/lessons.py wrote it), and grading/regions.py names the regions.
+#   cmake -DROOT=path/to/repository -DLESSONS_CMAKE=build/generated/course_lessons.cmake -DPYTHON=python3 -P speed_cases_test.cmake
+include("${LESSONS_CMAKE}")
 set(failures 0)
 set(total 0)
-foreach(line IN LISTS lines)
-  string(REGEX MATCH "^[0-9][0-9]_[a-z0-9_]+" lesson "${line}")
-  file(STRINGS "${ROOT}/lessons/${lesson}/main.cu" begins REGEX "EXERCISE BEGIN [0-9][0-9]\\.[a-z_]+")
-  set(ids "")
-  foreach(b IN LISTS begins)
-    string(REGEX MATCH "EXERCISE BEGIN ([0-9][0-9]\\.[a-z_]+)" _ "${b}")
-    list(APPEND ids "${CMAKE_MATCH_1}")
-  endforeach()
+foreach(lesson IN LISTS COURSE_GRADABLE_LESSONS)
+  execute_process(COMMAND ${PYTHON} -B -m grading.regions ids "${ROOT}/lessons/${lesson}/main.cu" WORKING_DIRECTORY "${ROOT}"
+                  OUTPUT_VARIABLE ids RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "speed cases: grading/regions.py could not read lessons/${lesson}/main.cu")
+  endif()
+  string(STRIP "${ids}" ids)
+  string(REPLACE "\n" ";" ids "${ids}")
   file(STRINGS "${ROOT}/lessons/${lesson}/check.cu" cases REGEX "TEST_CASE\\(\"speed: ")
   set(speed "")
   foreach(c IN LISTS cases)

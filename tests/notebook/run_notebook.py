@@ -35,48 +35,32 @@ def fail(message):
     sys.exit(1)
 
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from grading import regions  # noqa: E402  (the one reader of the EXERCISE markers)
+
+
 def marker(line):
-    """A line of make_exercises.cmake's markup (or the site's), which the exercise does not hold."""
-    return line.lstrip().startswith(("// EXERCISE ", "// SITE MODEL "))
+    """A line of the exercises' markup (grading/regions.py) or the site's, which the exercise does not hold."""
+    return regions.marker(line.rstrip("\n")) is not None or line.lstrip().startswith("// SITE MODEL ")
 
 
-def todo_lines(todos_text):
-    """id -> how many indented TODO lines its entry in exercise_todos.txt has (`  HINT:` lines are
-    hints for scripts/exercises.sh hint, not TODO lines)."""
-    counts, current = {}, None
-    for line in todos_text.splitlines():
-        entry = re.match(r"([0-9][0-9]\.[a-z0-9_]+): ", line)
-        if entry:
-            current = entry[1]
-            counts[current] = 0
-        elif line.startswith("  ") and not line.startswith("  HINT: ") and current:
-            counts[current] += 1
-    return counts
-
-
-def solution_edits(exercise, lesson, todos_text=""):
+def solution_edits(exercise, lesson, todos_path=None):
     """(old, new) per TODO gap: the exercise's TODO comment and stub lines, and the lesson's code there.
 
     The lesson marks each gap `// EXERCISE BEGIN id` ... `// EXERCISE END`; in the exercise the gap
-    is the `// TODO(id)` line and one line per TODO line (marker, or the entry's lines in the lesson's
-    exercise_todos.txt) and STUB marker (scripts/make_exercises.cmake).
+    is the `// TODO(id)` line, one line per TODO line (marker, or the entry's lines in the lesson's
+    exercise_todos.txt at TODOS_PATH) and one per STUB marker (grading/regions.py reads them all).
     """
     ex, le = exercise.splitlines(keepends=True), lesson.splitlines(keepends=True)
-    from_file = todo_lines(todos_text)
+    todos = regions.read_todos(str(todos_path)) if todos_path else {}
     edits = []
-    for begin, line in enumerate(le):
-        found = re.match(r"\s*// EXERCISE BEGIN ([0-9][0-9]\.[a-z0-9_]+)(:|\s*$)", line)
-        if not found:
-            continue
-        end = next(k for k in range(begin, len(le)) if le[k].lstrip().startswith("// EXERCISE END"))
-        region = le[begin + 1:end]
-        todo = [k for k, l in enumerate(ex) if l.lstrip().startswith(f"// TODO({found[1]}):")]
+    for r in regions.parse(lesson, "lesson", todos, str(todos_path)):
+        todo = [k for k, l in enumerate(ex) if l.lstrip().startswith(f"// TODO({r.id}):")]
         if len(todo) != 1:
-            fail(f"exercise: {len(todo)} lines start with '// TODO({found[1]}):', expected 1")
-        gap = 1 + sum(1 for l in region if l.lstrip().startswith(("// EXERCISE TODO:", "// EXERCISE STUB:")))
-        if found[2] != ":":  # the TODO text is in exercise_todos.txt
-            gap += from_file.get(found[1], 0)
-        edits.append(("".join(ex[todo[0]:todo[0] + gap]), "".join(l for l in region if not marker(l))))
+            fail(f"exercise: {len(todo)} lines start with '// TODO({r.id}):', expected 1")
+        gap = 1 + len(r.todo) + len(r.stubs)
+        edits.append(("".join(ex[todo[0]:todo[0] + gap]), "".join(l for l in le[r.begin + 1:r.end] if not marker(l))))
     return edits
 
 
@@ -141,7 +125,7 @@ if args.solve:
     exercise_text = (root / exercise_rel).read_text()
     lesson_text = (root / "lessons" / lesson / "main.cu").read_text()
     todos = root / "lessons" / lesson / "exercise_todos.txt"
-    edits = solution_edits(exercise_text, lesson_text, todos.read_text() if todos.is_file() else "")
+    edits = solution_edits(exercise_text, lesson_text, todos if todos.is_file() else None)
     if not edits:
         fail(f"lessons/{lesson}/main.cu marks no exercise gap (// EXERCISE BEGIN)")
     for old, new in edits:

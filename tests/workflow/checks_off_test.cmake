@@ -20,7 +20,7 @@ foreach(var SOURCE WORK)
 endforeach()
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/src")
-foreach(item CMakeLists.txt CMakePresets.json cmake common lessons exercises scripts)
+foreach(item CMakeLists.txt CMakePresets.json cmake common lessons exercises scripts grading)  # grading: lessons.py, the configure reads lessons.txt with it
   file(COPY "${SOURCE}/${item}" DESTINATION "${WORK}/src")
 endforeach()
 set(problems "")
