@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""python_budgets.py ROOT — the size budgets of the grading package: no module of ROOT/grading/*.py
+"""python_budgets.py ROOT — the size budgets of the grading package: no module of ROOT/grading/ (its subpackages too)
 over 500 lines and no function (or method) over 60 lines, counted from its `def` line to its last
 line. Prints each breach and exits 1; prints "python budgets: N modules, M functions, all within
 budget" and exits 0 otherwise. Standard library only (ast)."""
@@ -35,7 +35,7 @@ def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    paths = sorted(glob.glob(os.path.join(argv[1], "grading", "*.py")))
+    paths = sorted(glob.glob(os.path.join(argv[1], "grading", "**", "*.py"), recursive=True))
     if not paths:
         print("python budgets: no grading/*.py under %s" % argv[1], file=sys.stderr)
         return 2
