@@ -43,25 +43,22 @@ def tile_trip() -> str:
 
     # --- the two matrices, small, with the block's tile in each
     th = 15  # px per tile in the thumbnails
-    ix, iy = 60, 62
-    s.text(ix, iy - 10, "in (rows x cols)", size=12, bold=True)
-    for r in range(t_rows):
-        for c in range(t_cols):
-            hit = (r, c) == (by, bx)
-            s.rect(ix + c * th, iy + r * th, th, th, fill="light_blue" if hit else "muted", stroke="grid")
-    s.rect(ix + bx * th, iy + by * th, th, th, fill="none", stroke="blue", width=2)
-    s.text(ix + t_cols * th + 10, iy + 14, f"tile row blockIdx.y = {by},", size=11)
-    s.text(ix + t_cols * th + 10, iy + 29, f"tile column blockIdx.x = {bx}", size=11)
+    def thumbnail(x: float, y: float, title: str, rows: int, cols: int, hit: tuple[int, int],
+                  fill: str, stroke: str, labels: tuple[str, str]) -> None:
+        """A matrix as a grid of tiles, the block's tile (row, column) = hit marked."""
+        s.text(x, y - 10, title, size=12, bold=True)
+        for r in range(rows):
+            for c in range(cols):
+                s.rect(x + c * th, y + r * th, th, th, fill=fill if (r, c) == hit else "muted", stroke="grid")
+        s.rect(x + hit[1] * th, y + hit[0] * th, th, th, fill="none", stroke=stroke, width=2)
+        s.text(x + cols * th + 10, y + 14, labels[0], size=11)
+        s.text(x + cols * th + 10, y + 29, labels[1], size=11)
 
-    ox, oy = 560, 62
-    s.text(ox, oy - 10, "out (cols x rows)", size=12, bold=True)
-    for r in range(t_cols):
-        for c in range(t_rows):
-            hit = (r, c) == (bx, by)
-            s.rect(ox + c * th, oy + r * th, th, th, fill="light_orange" if hit else "muted", stroke="grid")
-    s.rect(ox + by * th, oy + bx * th, th, th, fill="none", stroke="orange", width=2)
-    s.text(ox + t_rows * th + 10, oy + 14, f"tile row {bx} = blockIdx.x,", size=11)
-    s.text(ox + t_rows * th + 10, oy + 29, f"tile column {by} = blockIdx.y", size=11)
+    ix, iy, ox, oy = 60, 62, 560, 62  # the two thumbnails' corners
+    thumbnail(ix, iy, "in (rows x cols)", t_rows, t_cols, (by, bx), "light_blue", "blue",
+              (f"tile row blockIdx.y = {by},", f"tile column blockIdx.x = {bx}"))
+    thumbnail(ox, oy, "out (cols x rows)", t_cols, t_rows, (bx, by), "light_orange", "orange",
+              (f"tile row {bx} = blockIdx.x,", f"tile column {by} = blockIdx.y"))
     s.text(420, 70, "the same block writes the tile at the", size=11, anchor="middle", italic=True)
     s.text(420, 85, "swapped position: block indices swap", size=11, anchor="middle", italic=True)
     s.line(330, 100, 535, 100, stroke="ink", width=1, arrow=True, dash="4,3")
