@@ -57,6 +57,7 @@ def _library() -> ctypes.CDLL:
     subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-I" + work,
                     os.path.join(ROOT, "site", "wasm", "models.cpp"), "-o", lib], check=True)
     dll = ctypes.CDLL(lib)
+    shutil.rmtree(work)  # the library stays loaded; nothing of the build is left in /tmp
     for name in ("sector_lane_address", "sector_lane_first", "sector_lane_last", "sector_list_at",
                  "sector_distinct_bytes", "sector_efficiency", "bank_lane_address"):
         getattr(dll, name).restype = ctypes.c_double
