@@ -182,10 +182,13 @@ for p in learner_pages():
 
 def no_dead_repository(self):
     hits = []
-    for pattern in ("**/*.md", "**/*.ipynb", "**/*.html"):
-        for path in glob.glob(os.path.join(ROOT, pattern), recursive=True):
-            if "/build" in rel(path) or rel(path).startswith("."):
+    for folder, dirs, files in os.walk(ROOT):
+        # One walk of the tree, leaving out build folders (CMake's, the site's copies) and hidden ones.
+        dirs[:] = [d for d in dirs if not d.startswith(("build", "."))]
+        for name in files:
+            if not name.endswith((".md", ".ipynb", ".html")):
                 continue
+            path = os.path.join(folder, name)
             for n, line in enumerate(read(path).split("\n"), 1):
                 if DEAD_REPOSITORY in line and re.search(r"https?://\S*" + DEAD_REPOSITORY, line):
                     hits.append(f"{rel(path)}:{n}")
