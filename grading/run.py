@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -20,6 +21,8 @@ from typing import IO, Collection, Iterable, Sequence
 PAGE = os.sysconf("SC_PAGE_SIZE")
 _registry: set = set()  # every step running now: killed when the grader is interrupted or dies
 _registry_lock = threading.Lock()
+_STATUS_FIELDS = re.compile(rb"^(PPid|Uid|VmRSS|State|Threads):\s+(\S+)", re.M)
+WATCH_S = 0.2  # how often the watchdog reads the memory and processes of every step running
 
 
 @dataclass
@@ -40,35 +43,28 @@ def process_table() -> dict[int, tuple[int, int, int]]:
     dead (state Z, one thread: itself) is left out: it runs nothing and holds nothing, and it stays
     until its parent reaps it, which for a sandbox's exited bwrap (reparented to PID 1) took about a
     second; waiting for it cost every sandboxed step that much. A zombie leader whose other threads
-    still run (a main thread that exited alone) has more than one thread and stays in the table."""
+    still run (a main thread that exited alone) has more than one thread and stays in the table.
+    (One os.read and one regular expression a process: the grader reads this table five times a
+    second while up to --jobs compiles and the GPUs' steps run, so its cost is the grader's.)"""
     table = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
-            with open("/proc/%s/status" % name, "rb") as f:
-                text = f.read(4096)
+            fd = os.open("/proc/%s/status" % name, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             continue
-        ppid = uid = None
-        rss = 0
-        dead = False
-        threads = 1
-        for line in text.split(b"\n"):
-            if line.startswith(b"PPid:"):
-                ppid = int(line.split()[1])
-            elif line.startswith(b"Uid:"):
-                uid = int(line.split()[1])
-            elif line.startswith(b"VmRSS:"):
-                rss = int(line.split()[1]) * 1024
-            elif line.startswith(b"State:"):
-                dead = line.split()[1:2] in ([b"Z"], [b"X"])
-            elif line.startswith(b"Threads:"):
-                threads = int(line.split()[1])
-        if dead and threads <= 1:
+        try:
+            text = os.read(fd, 4096)
+        except OSError:
             continue
-        if ppid is not None and uid is not None:
-            table[int(name)] = (ppid, uid, rss)
+        finally:
+            os.close(fd)
+        v = dict(_STATUS_FIELDS.findall(text))
+        if v.get(b"State") in (b"Z", b"X") and int(v.get(b"Threads", b"1")) <= 1:
+            continue
+        if b"PPid" in v and b"Uid" in v:
+            table[int(name)] = (int(v[b"PPid"]), int(v[b"Uid"]), int(v.get(b"VmRSS", b"0")) * 1024)
     return table
 
 
@@ -213,33 +209,97 @@ def _start(cmd: list[str], log_path: str, res: Step, pass_fds: Sequence[int], en
     return p, status_r
 
 
-def _watch(p: subprocess.Popen, res: Step, deadline: float, mem_bytes: int, uid: int | None, count_procs: bool) -> None:
-    """Until P ends: its memory and processes read (killed above MEM_BYTES), killed at DEADLINE."""
-    nap = 0.005
-    while p.poll() is None:
-        if mem_bytes or count_procs:
-            table = process_table()
-            pids = set(tree(table, p.pid))
-            if uid is not None:
-                pids.update(q for q, (_, u, _) in table.items() if u == uid)
-            rss = sum(table[q][2] for q in pids if q in table)
-            res.peak_rss = max(res.peak_rss, rss)
-            if count_procs:
-                n = len(pids) if uid is None else sum(1 for q in pids if table[q][1] == uid)
-                res.max_procs = max(res.max_procs, n)
-            if mem_bytes and rss > mem_bytes:
-                res.mem_killed = True
-                _kill_step(p, uid)
-                break
-        if time.monotonic() > deadline:
-            res.timed_out = True
-            _kill_step(p, uid)
-            break
-        try:  # (returns as soon as the step ends: no step waits out a nap)
-            p.wait(timeout=nap)
+@dataclass(eq=False)
+class _Watched:
+    """One step the watchdog reads: killed above MEM_BYTES (0: no limit) or at DEADLINE."""
+    p: subprocess.Popen
+    res: Step
+    deadline: float
+    mem_bytes: int
+    uid: int | None
+    count_procs: bool
+    killed: bool = False
+
+
+def _read(w: _Watched, table: dict[int, tuple[int, int, int]] | None, now: float) -> None:
+    """One reading of step W in TABLE (None: nothing to read); killed above its memory or past its deadline."""
+    res = w.res
+    if table is not None:
+        pids = set(tree(table, w.p.pid))
+        if w.uid is not None:
+            pids.update(q for q, (_, u, _) in table.items() if u == w.uid)
+        rss = sum(table[q][2] for q in pids if q in table)
+        res.peak_rss = max(res.peak_rss, rss)
+        if w.count_procs:
+            n = len(pids) if w.uid is None else sum(1 for q in pids if table[q][1] == w.uid)
+            res.max_procs = max(res.max_procs, n)
+        if w.mem_bytes and rss > w.mem_bytes:
+            res.mem_killed = w.killed = True
+            _kill_step(w.p, w.uid)
+            return
+    if now > w.deadline:
+        res.timed_out = w.killed = True
+        _kill_step(w.p, w.uid)
+
+
+class _Watchdog:
+    """The one thread that reads /proc for every step running now, every WATCH_S: one process
+    table a reading, however many steps run (a thread of its own for each step read the table for
+    each, and --jobs compiles doing so kept the grader's one interpreter busy enough to delay the
+    GPUs' steps: the end of each was seen late). A step's own thread only waits for it to end."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.watched: list[_Watched] = []
+        self.thread: threading.Thread | None = None
+
+    def add(self, w: _Watched) -> None:
+        with self.cond:
+            self.watched.append(w)
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._loop, name="watchdog", daemon=True)
+                self.thread.start()
+            self.cond.notify()
+
+    def discard(self, w: _Watched) -> None:
+        with self.cond:
+            if w in self.watched:
+                self.watched.remove(w)
+
+    def _loop(self) -> None:
+        while True:
+            with self.cond:
+                while not self.watched:
+                    self.cond.wait()
+                steps = list(self.watched)
+            try:
+                table = process_table() if any(w.mem_bytes or w.count_procs for w in steps) else None
+            except OSError:
+                table = None
+            now = time.monotonic()
+            with self.cond:  # (a step that ended meanwhile is not read: its pid may be another's)
+                for w in steps:
+                    if w in self.watched and not w.killed:
+                        try:
+                            _read(w, table, now)
+                        except Exception:  # (one step's reading never stops the others')
+                            pass
+            time.sleep(WATCH_S)
+
+
+_watchdog = _Watchdog()
+
+
+def _wait(p: subprocess.Popen) -> int:
+    """P's exit code once it ended: in the main thread in naps (a signal may be delivered to any
+    thread, and only the main thread runs its handler), elsewhere at once."""
+    if threading.current_thread() is not threading.main_thread():
+        return p.wait()
+    while True:
+        try:
+            return p.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
-            pass
-        nap = min(0.2, nap * 2)
+            continue
 
 
 def _exited(status_data: list[bytes]) -> bool:
@@ -278,14 +338,12 @@ def run_step(cmd: list[str], log_path: str, limit_s: float, cap_bytes: int, mem_
         st_thread.start()
     pump = threading.Thread(target=_pump, args=(p.stdout, log_path, cap_bytes, res), daemon=True)
     pump.start()
+    w = _Watched(p, res, t0 + limit_s, mem_bytes, uid, count_procs)
     try:
-        _watch(p, res, t0 + limit_s, mem_bytes, uid, count_procs)
-        try:
-            rc = p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            _kill_step(p, uid)
-            rc = p.wait()
+        _watchdog.add(w)
+        rc = _wait(p)
     finally:
+        _watchdog.discard(w)
         with _registry_lock:
             _registry.discard(p)
     pump.join(timeout=30)

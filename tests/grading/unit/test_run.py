@@ -2,10 +2,12 @@
 counting (real processes, a second or two; no sandbox needed)."""
 import os
 import subprocess
+import threading
 import time
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 from grading import run  # noqa: E402
@@ -142,6 +144,58 @@ class Step(unittest.TestCase):
         finally:
             p.kill()
             p.wait()
+
+    def test_one_reading_of_proc_for_every_step_running(self):
+        # --jobs compiles and the GPUs' steps run at once: a reading of /proc for each of them, five
+        # times a second, kept the grader's interpreter so busy that a GPU step's end was seen up to
+        # a second late. One watchdog reads the table once for all of them.
+        calls = []
+        real = run.process_table
+
+        def counted():
+            calls.append(threading.current_thread().name)
+            return real()
+
+        results = {}
+
+        def step(i):
+            results[i] = run.run_step(["sleep", "1"], self.log + str(i), 30, 4096, mem_bytes=1 << 30, count_procs=True)
+
+        with mock.patch.object(run, "process_table", counted):
+            threads = [threading.Thread(target=step, args=(i,)) for i in range(12)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        for i in range(12):
+            os.unlink(self.log + str(i))
+        self.assertEqual([r.rc for r in results.values()], [0] * 12)
+        self.assertTrue(all(r.max_procs >= 1 for r in results.values()))  # each was read
+        # 12 steps of 1 s: about 1 / WATCH_S readings in all (one per step would be 12 times that)
+        self.assertLessEqual(len(calls), 3 / run.WATCH_S, calls)
+        self.assertEqual(set(calls), {"watchdog"})
+
+    def test_steps_at_once_each_end_at_their_own_limits(self):
+        out = {}
+
+        def step(name, cmd, limit, mem):
+            out[name] = run.run_step([PY, "-c", cmd], self.log + name, limit, 4096, mem_bytes=mem)
+
+        hog = "import time\nb = bytearray(300 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\ntime.sleep(30)\n"
+        threads = [threading.Thread(target=step, args=("slow", "import time; time.sleep(60)", 1, 0)),
+                   threading.Thread(target=step, args=("hog", hog, 60, 100 << 20)),
+                   threading.Thread(target=step, args=("quick", "pass", 60, 100 << 20))]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for name in out:
+            os.unlink(self.log + name)
+        self.assertLess(time.monotonic() - t0, 20)
+        self.assertEqual((out["slow"].timed_out, out["slow"].mem_killed, out["slow"].rc), (True, False, 124))
+        self.assertEqual((out["hog"].timed_out, out["hog"].mem_killed), (False, True))
+        self.assertEqual((out["quick"].timed_out, out["quick"].mem_killed, out["quick"].rc), (False, False, 0))
 
     def test_a_program_that_does_not_exist(self):
         s = run.run_step(["/nonexistent/tool"], self.log, 30, 4096)
