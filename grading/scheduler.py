@@ -1,8 +1,9 @@
 """Who does what when: a pool of --jobs threads compiles the cells in order, each in its sandbox,
-while SHARE workers per GPU (concurrent.futures threads) take the compiled cells in order and grade
-each on their GPU. A worker whose GPU is not the grader's any more (another program holds it, a
-cell's process outlived it) takes no more cells, and says why. With --share above 1, a cell that
-did not pass everything is graded again, alone on its GPU."""
+while SHARE workers per GPU (concurrent.futures threads) grade the compiled cells on their GPU: a
+worker whose GPU is free takes the first cell, in order, whose compile has ended, so that no GPU
+waits for one cell's compile while another's is ready. A worker whose GPU is not the grader's any
+more (another program holds it, a cell's process outlived it) takes no more cells, and says why.
+With --share above 1, a cell that did not pass everything is graded again, alone on its GPU."""
 from __future__ import annotations
 
 import os
@@ -29,25 +30,60 @@ def wait_all(futures: list[Future]) -> None:
         wait(futures, timeout=0.5)
 
 
-def compile_all(g: Grading, todo: list[Cell]) -> None:
-    """Every cell of TODO compiled, --jobs at a time, in order; then compile_done is set."""
+class Ready:
+    """The cells left to grade, in order, told when a compile ends (or the compiling stopped)."""
+
+    def __init__(self, g: Grading, cells: list[Cell]) -> None:
+        self.g = g
+        self.cells = list(cells)
+        self.cond = threading.Condition()
+
+    def tell(self) -> None:
+        """A compile ended, or the compiling stopped: waiting workers look again."""
+        with self.cond:
+            self.cond.notify_all()
+
+    def take(self) -> Cell | None:
+        """The first cell left whose compile has ended (waited for); once the compiling stopped,
+        the first left (grade_cell says why it was never built); None when none is left."""
+        with self.cond:
+            while self.cells:
+                for i, c in enumerate(self.cells):
+                    if c.compiled.is_set():
+                        return self.cells.pop(i)
+                if self.g.compile_done.is_set():
+                    return self.cells.pop(0)
+                self.cond.wait(0.5)
+            return None
+
+
+def compile_all(g: Grading, todo: list[Cell], ready: Ready | None = None) -> None:
+    """Every cell of TODO compiled, --jobs at a time, in order (READY told as each ends); then
+    compile_done is set."""
+    def build(c: Cell) -> None:
+        try:
+            build_or_say(g, c)
+        finally:
+            if ready is not None:
+                ready.tell()
     try:
         with ThreadPoolExecutor(max_workers=g.o.jobs, thread_name_prefix="compile") as pool:
             for c in todo:
-                pool.submit(build_or_say, g, c)
+                pool.submit(build, c)
     finally:
         g.compile_done.set()
+        if ready is not None:
+            ready.tell()
 
 
-def _worker(g: Grading, w: int, queue: list[Cell], qlock: threading.Lock, share: int) -> None:
-    """Worker W: takes the next cell of QUEUE and grades it on its GPU, until none is left or its
+def _worker(g: Grading, w: int, ready: Ready, share: int) -> None:
+    """Worker W: takes the next compiled cell and grades it on its GPU, until none is left or its
     GPU is not the grader's any more (then g.stop_reasons[W] says why)."""
     gpu = g.gpus[w % len(g.gpus)] if g.gpus else None
     while True:
-        with qlock:
-            if not queue:
-                return
-            c = queue.pop(0)
+        c = ready.take()
+        if c is None:
+            return
         try:
             stop = grade_cell(g, c, gpu, share)
         except Exception as e:  # a grader error in one cell: said there, the others go on
@@ -58,19 +94,17 @@ def _worker(g: Grading, w: int, queue: list[Cell], qlock: threading.Lock, share:
             return
 
 
-def run_workers(g: Grading, cells: list[Cell], share: int) -> None:
+def run_workers(g: Grading, ready: Ready, share: int) -> None:
     """SHARE workers per --gpus GPU (without --gpus, on the GPU(s) the environment gives) take the
-    cells in order, each on its worker's GPU."""
+    cells of READY, each on its worker's GPU."""
     n = max(1, len(g.gpus))
-    queue = list(cells)
-    qlock = threading.Lock()
     if n * share == 1:
-        _worker(g, 0, queue, qlock, share)
+        _worker(g, 0, ready, share)
         return
     if n > 1:
         print("%s: grading on %d GPUs (%s), %d cell(s) on each at a time" % (ME, n, " ".join(x[0] for x in g.gpus), share), flush=True)
     with ThreadPoolExecutor(max_workers=n * share, thread_name_prefix="gpu") as pool:
-        wait_all([pool.submit(_worker, g, w, queue, qlock, share) for w in range(n * share)])
+        wait_all([pool.submit(_worker, g, w, ready, share) for w in range(n * share)])
 
 
 def _gpus_free(g: Grading, stop: Stop) -> None:
@@ -90,7 +124,7 @@ def _grade_again_alone(g: Grading, todo: list[Cell]) -> None:
         print("%s: %d cell(s) did not pass everything while sharing a GPU: grading each again, alone on its GPU" % (ME, len(again)), flush=True)
         assert g.progress is not None
         g.progress.todo += len(again)
-        run_workers(g, again, 1)
+        run_workers(g, Ready(g, again), 1)
 
 
 def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> None:
@@ -105,8 +139,9 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     if o.share > 1 and not o.host_only:
         _gpus_free(g, stop)
     print("%s: compiling %d cells, %d at a time, each in its sandbox; checks start as cells are ready" % (ME, len(todo), o.jobs), flush=True)
+    ready = Ready(g, todo)
     compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compiler")
-    compiling = compiler.submit(compile_all, g, todo)
+    compiling = compiler.submit(compile_all, g, todo, ready)
     compiler.shutdown(wait=False)
     if wait_judges(g.course) != 0:
         tail(g.course.log)
@@ -116,7 +151,7 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     g.progress = Progress(log, len(todo))
     with open(log, "a") as f:
         f.write("%s grading %d cells on %s (log of one line per cell: %s)\n" % (now_utc(), len(todo), socket.gethostname(), log))
-    run_workers(g, todo, o.share)
+    run_workers(g, ready, o.share)
     if o.share > 1:  # a cell that did not pass everything is graded again, alone on its GPU
         _grade_again_alone(g, todo)
     wait_all([compiling])
