@@ -4,14 +4,15 @@ tools with it, imports none of the grader).
 
 The class grader (scripts/grade.sh runs grading/grade.py; cli.main is its whole run): options
 (the command line), preflight (a GPU and a sandbox before anything is built), runfolder (the plan:
-cell folders, the seed, --resume), course_build (the course and its judges, built once), box (a
-cell's sandboxed steps), cell_build and cell_grade (a cell's layers: compile, lint and static facts;
-run, judge, sanitizers, memcheck subset, evidence), cell_evidence (rubrics, static facts,
-performance), findings (what a step's exit and logs say), scheduler (the compile pool and the GPU
-workers), progress, context (what every cell's steps share), exits, grader (the run as a whole),
-slurm; and the modules they use: plan (what to grade), sandbox (the bubblewrap command line),
-compile, run, judge (the trusted verdict), gradebook (rows, exports), names (escaping), lessons
-(the one list), gpus.
+cell folders, the seed, --resume), course_build (the course and its judges, built once) and
+course_cache (kept for the next run of the same course), box (a cell's sandboxed steps),
+cell_build and cell_grade (a cell's layers: compile, lint and static facts; run, judge,
+sanitizers, memcheck subset, evidence), cell_evidence (rubrics, static facts, performance),
+findings (what a step's exit and logs say), scheduler (the compile pool and the GPU workers),
+progress, context (what every cell's steps share), exits, grader (the run as a whole), slurm; and
+the modules they use: plan (what to grade), sandbox (the bubblewrap command line), compile, run,
+judge (the trusted verdict), gradebook (rows, exports), names (escaping), lessons (the one list),
+gpus.
 
 The evidence tools, which also ship to students: static_evidence (the compiled kernels' static
 facts), rubric and evidence (a cell's performance evidence judged by its rubric), counters,

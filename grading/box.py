@@ -35,9 +35,11 @@ class Box:
         return len(run.uid_processes({os.getuid()}))
 
     def run(self, cell_dir: str, number: int, name: str, limit: int, role: str, cmd: list[str], gpu: tuple | None,
-            fd3: int | None = None, cap: int | None = None) -> run.Step:
+            fd3: int | None = None, cap: int | None = None, background: bool = False) -> run.Step:
         """Runs CMD in the cell's sandbox: DIR/NAME.log (cut at --output-kib, or CAP bytes), DIR/NAME.cut.
-        FD3: a descriptor the command gets as its fd 3 (the transcript), and no other."""
+        FD3: a descriptor the command gets as its fd 3 (the transcript), and no other. A compile,
+        and a BACKGROUND step (the CPU work beside a compile: its lint, its static facts), runs at
+        nice 10, below the GPUs' steps, which wait for no compile."""
         o = self.o
         uid = self.cell_uid(number)
         if uid is not None:
@@ -52,7 +54,7 @@ class Box:
         step = run.run_step(full, os.path.join(cell_dir, name + ".log"), limit, cap or o.output_kib * 1024,
                             mem_bytes=o.mem_mib << 20, uid=uid, count_procs=not o.no_sandbox,
                             pass_fds=() if fd3 is None else (fd3,),
-                            status=not o.no_sandbox, nice=10 if role == "compile" else 0)
+                            status=not o.no_sandbox, nice=10 if role == "compile" or background else 0)
         with open(os.path.join(cell_dir, name + ".cut"), "w") as f:
             f.write("%d\n" % step.cut)
         if uid is not None:
@@ -70,21 +72,22 @@ class Box:
             if step.rc != 0:
                 with open(log, "rb") as f:
                     why = f.readline(300).decode("utf-8", "replace").strip()
-                stop.die(3, "no sandbox: a cell's sandbox cannot start (%s); every folder above --out must be open to other users (chmod o+x), as a cell runs as a user of its own (nothing graded)" % visible(why))
+                stop.die(3, "no sandbox: a cell's sandbox cannot start (%s); every folder above --out and the course cache must be open to other users (chmod o+x), as a cell runs as a user of its own (nothing graded)" % visible(why))
             times.append(step.seconds)
         self.sandbox_s = statistics.median(times)
 
 
 def setup(o: Options, repo: str, submissions: str, out: str, view: str, prebuilt: str, cuobjdump: str | None,
-          as_root: bool, uid_base: int) -> Box:
+          as_root: bool, uid_base: int, cache: str = "") -> Box:
     """The sandbox every cell shares: the system read-only, the course view and the prebuilt
-    libraries, the GPU nodes; the course, the submissions and --out hidden."""
+    libraries, the GPU nodes; the course, the submissions, --out and the course cache (whose
+    judges are the course's own code) hidden."""
     ro, links = sandbox.system_dirs()
     cfg = sandbox.Config(
         no_sandbox=o.no_sandbox, as_root=as_root, host_only=o.host_only, file_mib=o.file_mib,
         scratch_mib=o.scratch_mib, procs=o.procs, ro_dirs=ro, links=links,
         dev_nodes=sorted(os.path.join("/dev", n) for n in os.listdir("/dev") if n.startswith("nvidia")),
-        hide=sandbox.hide_list([repo, submissions, out, "/root", "/home"]),
+        hide=sandbox.hide_list([repo, submissions, out, "/root", "/home"] + ([cache] if cache else [])),
         view=view, prebuilt=prebuilt, extra_ro=sandbox.prefix_dirs(o.cmake_defs),
         hidden=o.hidden, env={v: os.environ[v] for v in sandbox.PASSENV if os.environ.get(v)})
     box = Box(o=o, cfg=cfg, as_root=as_root, uid_base=uid_base)

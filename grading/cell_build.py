@@ -27,7 +27,7 @@ def run_lint(g: Grading, cell: Cell, box: str) -> str | None:
     tool = os.path.join(view, "grading", "ub_lint.py")
     step = g.box.run(cell.dir, cell.number, "lint", LINT_LIMIT_S, "run",
                      ["python3", tool, "--json", "--timeout", "60", "--common", os.path.join(view, "common"),
-                      os.path.join(box, "src", "main.cu")], None, cap=1 << 20)
+                      os.path.join(box, "src", "main.cu")], None, cap=1 << 20, background=True)
     if not step.started or step.timed_out or step.mem_killed:
         return "not applicable (the lint %s)" % ("could not start in the sandbox" if not step.started else
                                                   "timed out" if step.timed_out else "went over the memory limit")

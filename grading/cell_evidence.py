@@ -51,7 +51,8 @@ def _listing(box: Box, cell: Cell, kind: str, options: list[str], binary: str, c
              texts: dict[str, str]) -> str | None:
     """cuobjdump OPTIONS BINARY in the cell's sandbox: None and texts[kind] set, or why not."""
     name = "static-" + kind
-    step = box.run(cell.dir, cell.number, name, STATIC_LIMIT_S, "run", [cuobjdump] + options + [binary], None, cap=cap)
+    step = box.run(cell.dir, cell.number, name, STATIC_LIMIT_S, "run", [cuobjdump] + options + [binary], None, cap=cap,
+                   background=True)
     log = os.path.join(cell.dir, name + ".log")
     option = options[0]
     if not step.started:

@@ -1,7 +1,8 @@
 """The course, built once before any submission is looked at, outside any sandbox: common/ and
 every graded lesson's check built from the course's OWN main.cu (the judges, which build while the
 first cells compile); then the two libraries a cell links (prebuilt/) and the course view (what a
-sandbox sees of the course: the student pack's tree)."""
+sandbox sees of the course: the student pack's tree). Kept in the course cache (course_cache.py)
+for the next run of the same course: a run that finds its entry complete builds nothing."""
 from __future__ import annotations
 
 import os
@@ -13,7 +14,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from . import run
+from . import course_cache, run
 from .exits import ME, Stop
 from .names import visible
 from .options import Options
@@ -34,6 +35,9 @@ class Course:
     prebuilt: str = ""
     view: str = ""
     judges: Future | None = None  # the judges' build: its exit code
+    entry: course_cache.Entry | None = None  # its entry of the course cache (None: built in OUT)
+    cached: bool = False    # the entry was complete: nothing built
+    lessons: list[str] | None = None  # the judges built (the entry is complete once they are)
 
 
 def tail(path: str, n: int = 20) -> None:
@@ -50,14 +54,19 @@ def _logged(cmd: list[str], log: str, append: bool = False) -> int:
     return run.wait_logged(run.spawn_logged(cmd, log, append=append))
 
 
-def configure(o: Options, repo: str, work: str, stop: Stop) -> Course:
-    """common/ configured and built (the libraries and common's own check)."""
+def config_of(o: Options) -> list[str]:
+    """The cmake configure options of the course's build (a cell's compile uses them too)."""
     config = ["-DCMAKE_BUILD_TYPE=Release"]
     if shutil.which("ninja"):
         config += ["-G", "Ninja"]
     if o.arch:
         config.append("-DCMAKE_CUDA_ARCHITECTURES=" + o.arch)
-    config += o.cmake_defs
+    return config + o.cmake_defs
+
+
+def configure(o: Options, repo: str, work: str, stop: Stop) -> Course:
+    """common/ configured and built (the libraries and common's own check)."""
+    config = config_of(o)
     common = os.path.join(work, "common")
     course = Course(config=config, work=work, common=common, log=common + ".log", t0=time.monotonic())
     print("%s: building the course and its judges once (log: %s)" % (ME, course.log), flush=True)
@@ -104,7 +113,22 @@ def wait_judges(course: Course) -> int:
     assert course.judges is not None
     while not course.judges.done():
         wait([course.judges], timeout=0.5)
-    return course.judges.result()
+    rc = course.judges.result()
+    if rc == 0 and course.entry is not None and not course.entry.complete:
+        course_cache.finish(course.entry, time.monotonic() - course.t0, course.lessons or [])
+    return rc
+
+
+def info_line(course: Course) -> str:
+    """run-info.txt's line of the course's build (bench/throughput.sh reads it)."""
+    seconds = time.monotonic() - course.t0
+    if course.cached:
+        assert course.entry is not None
+        return "The course and its judges came from the course cache (%s), ready in %.2f s." % (visible(course.entry.dir), seconds)
+    line = "The course and its judges were built once, in %.2f s." % seconds
+    if course.entry is not None:
+        line += "\nThey are kept in the course cache (%s) for the next run of this course." % visible(course.entry.dir)
+    return line
 
 
 def _open_to_cells(top: str) -> None:
@@ -140,16 +164,52 @@ def make_view(repo: str, course: Course, stop: Stop) -> None:
         _open_to_cells(top)
 
 
-def build(o: Options, repo: str, work: str, lessons: list[str], stop: Stop) -> Course:
-    """common/ and every lesson's check built from the course's own main.cu (the judges), outside
-    any sandbox, before any submission is looked at; the judges build while the first cells
-    compile. Then the two libraries a cell links and the course view."""
-    course = configure(o, repo, work, stop)
+def _cached(o: Options, course: Course, stop: Stop) -> Course:
+    """COURSE from its complete entry of the cache: only the check of the GPU and the tools."""
+    print("%s: the course and its judges from the course cache (%s)" % (ME, visible(course.work)), flush=True)
+    _checks(o, course, stop)
+    course.cached = True
+    course.prebuilt, course.view = os.path.join(course.work, "prebuilt"), os.path.join(course.work, "course-view")
+    done: Future = Future()
+    done.set_result(0)
+    course.judges = done
+    return course
+
+
+def _checks(o: Options, course: Course, stop: Stop) -> None:
     probe_data_limit(o, course, stop)
     # (after the GPU is known to work: without one, that is what the instructor must hear)
     if o.memcheck and not o.host_only and not o.sanitize and shutil.which("compute-sanitizer") is None:
         stop.die(1, "the memcheck subset needs compute-sanitizer (part of the CUDA toolkit) on PATH; "
                     "or grade without it with --no-memcheck (nothing graded)")
-    start_judges(course, lessons)
+
+
+def open_cache(o: Options, repo: str, cache: str, skip: list[str]) -> course_cache.Entry | None:
+    """This run's entry of the course cache CACHE, or None (said) when the cache cannot be used."""
+    try:
+        name = course_cache.key(repo, skip + [cache], config_of(o), bool(o.arch))
+        return course_cache.open_entry(cache, name)
+    except OSError as e:
+        print("%s: the course cache %s cannot be used (%s): the course is built in --out"
+              % (ME, visible(cache), visible(e.strerror or str(e))), flush=True)
+        return None
+
+
+def build(o: Options, repo: str, work: str, lessons: list[str], stop: Stop,
+          entry: course_cache.Entry | None = None, all_lessons: list[str] | None = None) -> Course:
+    """common/ and every lesson's check built from the course's own main.cu (the judges), outside
+    any sandbox, before any submission is looked at; the judges build while the first cells
+    compile. Then the two libraries a cell links and the course view. With ENTRY (the course
+    cache's), in it, with the judges of ALL_LESSONS; nothing is built when it is complete."""
+    if entry is not None and entry.complete:
+        t0 = time.monotonic()
+        common = os.path.join(entry.dir, "common")
+        return _cached(o, Course(config=config_of(o), work=entry.dir, common=common, log=common + ".log", t0=t0, entry=entry), stop)
+    course = configure(o, repo, entry.dir if entry is not None else work, stop)
+    course.entry = entry
+    _checks(o, course, stop)
+    course.lessons = sorted(set(all_lessons if entry is not None and all_lessons else lessons))
+    start_judges(course, course.lessons)
     make_view(repo, course, stop)
     return course
+

@@ -170,6 +170,13 @@ class Grader:
             print("%s: submit them with: bash %s/submit.sh" % (ME, sdir))
         return 0
 
+    def course_cache(self, folder: RunFolder) -> str:
+        """The course cache's folder ('' without one: --no-course-cache, and a Slurm task, whose
+        nodes may differ and share only a network filesystem, builds the course in --out as before)."""
+        if self.o.no_course_cache or folder.slice_k is not None:
+            return ""
+        return os.path.abspath(self.o.course_cache or os.path.join(self.repo, "build-grade-cache"))
+
     def prepare(self, folder: RunFolder, todo: list[runfolder.Cell]) -> Grading:
         """The rubrics, the course and its judges, the sandbox: what every cell's steps share."""
         o = self.o
@@ -177,10 +184,12 @@ class Grader:
         for line in _layer_lines(o, rubrics):
             folder.info(line)
         work = self.out if folder.slice_k is None else os.path.join(self.out, "slice-%d" % folder.slice_k)
-        course = course_build.build(o, self.repo, work, [c.lesson for c in todo], self.stop)
+        cache = self.course_cache(folder)
+        entry = course_build.open_cache(o, self.repo, cache, [self.out, self.submissions]) if cache else None
+        course = course_build.build(o, self.repo, work, [c.lesson for c in todo], self.stop, entry, list(self.lessons))
         folder.info(_memory_line(o, course.data_limit_runs))
         box = box_.setup(o, self.repo, self.submissions, self.out, course.view, course.prebuilt, rubrics.cuobjdump,
-                         self.as_root, self.slot.base)
+                         self.as_root, self.slot.base, cache)
         box.data_limit_runs = course.data_limit_runs
         if not o.no_sandbox:
             box.probe(course.prebuilt, folder.cells_dir, self.stop)

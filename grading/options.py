@@ -46,9 +46,15 @@ Every entry of SUBMISSIONS, and of a student's folder, gets a row; nothing is re
 symbolic link (a link gets a row that says so).
 
   --out DIR            where everything goes (default: build-grade): DIR/gradebook.csv and .md,
-                       DIR/scores.csv, DIR/feedback/, DIR/progress.log, DIR/common/ (the course and
-                       its judges, built once), DIR/prebuilt/ and DIR/course-view/ (what a sandbox
-                       sees of the course), DIR/cells/NNNN/ (one folder per cell: result.txt, logs)
+                       DIR/scores.csv, DIR/feedback/, DIR/progress.log, DIR/cells/NNNN/ (one
+                       folder per cell: result.txt, logs)
+  --course-cache DIR   where the course and its judges, built once, are kept for the next run of
+                       the same course (default: build-grade-cache): an entry per content of the
+                       course, its cmake options and its compilers (common/, the judges,
+                       prebuilt/ and course-view/, what a sandbox sees of the course); the two
+                       newest are kept. Every folder above it must be open to other users
+  --no-course-cache    build the course in DIR (DIR/common/, DIR/prebuilt/, DIR/course-view/),
+                       as a Slurm task always does
   --timeout S          seconds one run may take (default: 60); the judge gets 60 more
   --sanitize           also run each cell's GPU checks under compute-sanitizer racecheck and
                        memcheck; a finding is reported even if the checks passed
@@ -149,6 +155,8 @@ class Options:
     lint: bool = True
     performance: bool = True
     gpus: str = ""
+    course_cache: str = ""  # --course-cache DIR ('': the course's build-grade-cache)
+    no_course_cache: bool = False
     slice: str = ""
     slurm: bool = False
     partition: str = ""
@@ -307,6 +315,7 @@ VALUE_OPTIONS: dict[str, Handler] = {
     "--gpus": _text("gpus", lambda v: v is not None and (v == "all" or re.fullmatch(r"[0-9]+(,[0-9]+)*", v)),
                     "--gpus needs 'all' or GPU indexes like 0,1,3"),
     "--slice": _text("slice", _slice_ok, "--slice needs K/N with 0 <= K < N"),
+    "--course-cache": _text("course_cache", bool, "--course-cache needs a folder"),
     "--partition": _text("partition", bool, "--partition needs a name"),
     "--account": _text("account", bool, "--account needs a name"),
     "--gpus-per-task": _gpus_per_task,
@@ -316,7 +325,7 @@ FLAGS: dict[str, Handler] = {
     "--sanitize": _flag("sanitize"), "--no-sandbox": _flag("no_sandbox"), "--host-only": _flag("host_only"),
     "--resume": _flag("resume", passed_on=False), "--no-memcheck": _flag("memcheck", False),
     "--no-performance": _flag("performance", False), "--no-lint": _flag("lint", False),
-    "--slurm": _flag("slurm", passed_on=False), "--submit": _flag("submit", passed_on=False),
+    "--slurm": _flag("slurm", passed_on=False), "--no-course-cache": _flag("no_course_cache", passed_on=False), "--submit": _flag("submit", passed_on=False),
     "-h": _help, "--help": _help,
 }
 # What tokens() writes for the arguments that are not options of their own.
@@ -392,6 +401,8 @@ def check_combinations(o: Options) -> None:
             usage_error("--slurm chooses --slice and --gpus itself")
         if o.resume:
             usage_error("--slurm always resumes (its tasks grade only cells without a result): leave out --resume")
+    if o.course_cache and o.no_course_cache:
+        usage_error("--course-cache and --no-course-cache: give one")
     if o.slice and not o.resume:
         usage_error("--slice grades a slice of a plan made before (by --slurm): add --resume")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import socket
 import threading
-import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from . import gpus as gpus_
@@ -17,7 +16,7 @@ from . import gradebook, runfolder
 from .cell_build import build_or_say
 from .cell_grade import grade_cell
 from .context import Grading
-from .course_build import tail, wait_judges
+from .course_build import info_line, tail, wait_judges
 from .exits import ME, Stop
 from .names import visible
 from .progress import Progress, now_utc
@@ -146,7 +145,7 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     if wait_judges(g.course) != 0:
         tail(g.course.log)
         stop.die(1, "could not build the course's checks, the judges (see %s); nothing graded" % g.course.log)
-    folder.info("The course and its judges were built once, in %.2f s." % (time.monotonic() - g.course.t0))
+    folder.info(info_line(g.course))
     log = os.path.join(folder.out, "progress.log" if folder.slice_k is None else "progress-slice-%d.log" % folder.slice_k)
     g.progress = Progress(log, len(todo))
     with open(log, "a") as f:
