@@ -184,10 +184,12 @@ def _checks(o: Options, course: Course, stop: Stop) -> None:
                     "or grade without it with --no-memcheck (nothing graded)")
 
 
-def open_cache(o: Options, repo: str, cache: str, skip: list[str]) -> course_cache.Entry | None:
-    """This run's entry of the course cache CACHE, or None (said) when the cache cannot be used."""
+def open_cache(o: Options, repo: str, cache: str, skip: list[str], lessons: list[str]) -> course_cache.Entry | None:
+    """This run's entry of the course cache CACHE (with the judges of LESSONS), or None (said) when
+    the cache cannot be used."""
     try:
-        name = course_cache.key(repo, skip + [cache], config_of(o), bool(o.arch))
+        arch_given = bool(o.arch) or any(d.startswith("-DCMAKE_CUDA_ARCHITECTURES") for d in o.cmake_defs)
+        name = course_cache.key(repo, skip + [cache], config_of(o), arch_given, lessons)
         return course_cache.open_entry(cache, name)
     except OSError as e:
         print("%s: the course cache %s cannot be used (%s): the course is built in --out"
@@ -196,11 +198,11 @@ def open_cache(o: Options, repo: str, cache: str, skip: list[str]) -> course_cac
 
 
 def build(o: Options, repo: str, work: str, lessons: list[str], stop: Stop,
-          entry: course_cache.Entry | None = None, all_lessons: list[str] | None = None) -> Course:
-    """common/ and every lesson's check built from the course's own main.cu (the judges), outside
-    any sandbox, before any submission is looked at; the judges build while the first cells
-    compile. Then the two libraries a cell links and the course view. With ENTRY (the course
-    cache's), in it, with the judges of ALL_LESSONS; nothing is built when it is complete."""
+          entry: course_cache.Entry | None = None) -> Course:
+    """common/ and the check of each of LESSONS built from the course's own main.cu (the judges),
+    outside any sandbox, before any submission is looked at; the judges build while the first
+    cells compile. Then the two libraries a cell links and the course view. With ENTRY (the
+    course cache's), in it; nothing is built when it is complete."""
     if entry is not None and entry.complete:
         t0 = time.monotonic()
         common = os.path.join(entry.dir, "common")
@@ -208,7 +210,7 @@ def build(o: Options, repo: str, work: str, lessons: list[str], stop: Stop,
     course = configure(o, repo, entry.dir if entry is not None else work, stop)
     course.entry = entry
     _checks(o, course, stop)
-    course.lessons = sorted(set(all_lessons if entry is not None and all_lessons else lessons))
+    course.lessons = sorted(set(lessons))
     start_judges(course, course.lessons)
     make_view(repo, course, stop)
     return course

@@ -8,8 +8,9 @@ without following a link), the course's path, the cmake options, the tools that 
 compiler, and the GPUs' compute capability when --arch is not given (the configure builds for the
 GPU it finds). Change any of those and the next run builds a new entry.
 
-An entry is built whole (common/, every lesson's judge, prebuilt/ and course-view/) and marked
-`complete` once its judges built; no run writes into a complete entry again. A run holds its
+An entry is built whole (common/, the judges of the lessons the class hands in, prebuilt/ and
+course-view/; the lessons are part of its name) and marked `complete` once its judges built; no
+run writes into a complete entry again. A run holds its
 entry's lock shared while it grades, so an entry is never removed under a run; one run at a time
 builds an entry (another run of the same course waits for it, then uses it); once a run has
 built one, entries that no run holds are removed but the newest KEEP.
@@ -87,11 +88,12 @@ def _tools() -> list[str]:
     return out
 
 
-def key(repo: str, skip: list[str], config: list[str], arch_given: bool) -> str:
-    """The name of the entry that a build of the course at REPO with CONFIG would make (SKIP: the
-    folders under REPO that are not the course: --out, the submissions, the cache)."""
+def key(repo: str, skip: list[str], config: list[str], arch_given: bool, lessons: list[str]) -> str:
+    """The name of the entry that a build of the course at REPO with CONFIG and the judges of
+    LESSONS would make (SKIP: the folders under REPO that are not the course: --out, the
+    submissions, the cache)."""
     h = hashlib.sha256()
-    inputs = {"repo": os.path.realpath(repo), "config": config, "tools": _tools(),
+    inputs = {"repo": os.path.realpath(repo), "config": config, "tools": _tools(), "lessons": sorted(set(lessons)),
               "env": {v: os.environ.get(v, "") for v in ENV},
               "gpus": "" if arch_given else (gpus_.smi("--query-gpu=compute_cap", "--format=csv,noheader") or "none")}
     h.update(json.dumps(inputs, sort_keys=True).encode())

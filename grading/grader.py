@@ -185,8 +185,9 @@ class Grader:
             folder.info(line)
         work = self.out if folder.slice_k is None else os.path.join(self.out, "slice-%d" % folder.slice_k)
         cache = self.course_cache(folder)
-        entry = course_build.open_cache(o, self.repo, cache, [self.out, self.submissions]) if cache else None
-        course = course_build.build(o, self.repo, work, [c.lesson for c in todo], self.stop, entry, list(self.lessons))
+        # (the cache's entry has the judges of every lesson of the plan: the same after a --resume)
+        entry = course_build.open_cache(o, self.repo, cache, [self.out, self.submissions], [c.lesson for c in folder.cells]) if cache else None
+        course = course_build.build(o, self.repo, work, [c.lesson for c in (folder.cells if entry else todo)], self.stop, entry)
         folder.info(_memory_line(o, course.data_limit_runs))
         box = box_.setup(o, self.repo, self.submissions, self.out, course.view, course.prebuilt, rubrics.cuobjdump,
                          self.as_root, self.slot.base, cache)

@@ -29,11 +29,12 @@
 # Lee stray folders             03_dynamic_shared     a lesson folder without main.cu -> reported as such
 # Lee stray folders             07_extra_credit       not a lesson folder -> reported as such
 #
-# make_test_submissions.sh DIR --attacks GRADE_OUT [--attacks-only] also writes the hostile
-# submissions of tests/grading/attacks/ (each a lesson's or an exercise's main.cu with an attack
-# appended; the student folders atk00 ... atk13) with the real paths of this course, of DIR and of
-# GRADE_OUT (grade.sh's --out) written in, as an attacker who knows them would, and folders that
-# are links or have hostile names (atk15 ... atk17). The row each must produce is in
+# make_test_submissions.sh DIR --attacks GRADE_OUT [--attacks-cache CACHE] [--attacks-only] also
+# writes the hostile submissions of tests/grading/attacks/ (each a lesson's or an exercise's
+# main.cu with an attack appended; the student folders atk00 ... atk13) with the real paths of
+# this course, of DIR, of GRADE_OUT (grade.sh's --out) and of CACHE (grade.sh's --course-cache,
+# default build-grade-cache in this course) written in, as an attacker who knows them would, and
+# folders that are links or have hostile names (atk15 ... atk17). The row each must produce is in
 # tests/grading/attacks/expected.txt. --attacks-only leaves out the others.
 set -euo pipefail
 if [ $# -lt 1 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
@@ -42,11 +43,13 @@ if [ $# -lt 1 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
 fi
 repo=$(cd -- "$(dirname -- "$0")/.." && pwd -P)
 dir=$1; shift
-attacks_out="" attacks_only=0
+attacks_out="" attacks_cache="" attacks_only=0
 while [ $# -gt 0 ]; do
   case $1 in
     --attacks) [ -n "${2-}" ] || { echo "make_test_submissions.sh: --attacks needs grade.sh's --out folder" >&2; exit 2; }
                attacks_out=$2; shift 2 ;;
+    --attacks-cache) [ -n "${2-}" ] || { echo "make_test_submissions.sh: --attacks-cache needs grade.sh's --course-cache folder" >&2; exit 2; }
+               attacks_cache=$2; shift 2 ;;
     --attacks-only) attacks_only=1; shift ;;
     *) echo "make_test_submissions.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -79,18 +82,20 @@ edit() {
 }
 
 # attack STUDENT LESSON BASE NAME: BASE (lessons or exercises) LESSON's main.cu, then the attack
-# tests/grading/attacks/NAME.cu with @COURSE@, @SUBMISSIONS@ and @OUT@ replaced by real paths.
+# tests/grading/attacks/NAME.cu with @COURSE@, @SUBMISSIONS@, @OUT@ and @CACHE@ replaced by real paths.
 attack() {
   local text code
   text=$(< "$repo/$3/$2/main.cu")
   code=$(< "$repo/tests/grading/attacks/$4.cu")
-  code=${code//@COURSE@/$repo}; code=${code//@SUBMISSIONS@/$dir_abs}; code=${code//@OUT@/$out_abs}
+  code=${code//@COURSE@/$repo}; code=${code//@SUBMISSIONS@/$dir_abs}; code=${code//@OUT@/$out_abs}; code=${code//@CACHE@/$cache_abs}
   mkdir -p -- "$dir/$1/$2"
   printf '%s\n\n%s\n' "$text" "$code" > "$dir/$1/$2/main.cu"
 }
 if [ -n "$attacks_out" ]; then
   dir_abs=$(cd -- "$dir" && pwd -P)
   out_abs=$(mkdir -p -- "$attacks_out" && cd -- "$attacks_out" && pwd -P)
+  cache_abs=${attacks_cache:-$repo/build-grade-cache}
+  [[ $cache_abs == /* ]] || cache_abs=$PWD/$cache_abs
   submit "atk00 victim" 01_naive_transpose
   attack "atk01 forge summary" 06_bank_conflicts exercises forge_summary
   attack "atk02 forge atexit" 06_bank_conflicts exercises forge_atexit

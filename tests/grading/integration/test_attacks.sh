@@ -34,7 +34,8 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 mkdir -p "$tmp/course"
 tar -C "$repo" --exclude='./build*' --exclude=./.git --exclude=./.deps --exclude=./.wt --exclude=./.whl -cf - . |
   tar -C "$tmp/course" -xf -
-gen=(--attacks "$tmp/out"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
+# The course cache (grade.sh --course-cache) outside the course's copy: the copy must stay as it was.
+gen=(--attacks "$tmp/out" --attacks-cache "$tmp/cache"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
 "$tmp/course/scripts/make_test_submissions.sh" "$tmp/subs" "${gen[@]}" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/before.sha"
 
@@ -45,7 +46,7 @@ gen=(--attacks "$tmp/out"); [ $gpu -eq 0 ] && gen+=(--attacks-only)
 mode=(--file-mib 1024 --mem-mib 2048); [ $gpu -eq 0 ] && mode=(--host-only --file-mib 64 --mem-mib 2048)
 start=$(date +%s)
 console=$tmp/console.txt; [ -n "$keep" ] && mkdir -p "$keep" && console=$keep/console.txt  # written as it goes
-"$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --timeout 20 --jobs 2 ${mode[@]+"${mode[@]}"} \
+"$tmp/course/scripts/grade.sh" "$tmp/subs" --out "$tmp/out" --course-cache "$tmp/cache" --timeout 20 --jobs 2 ${mode[@]+"${mode[@]}"} \
   ${args[@]+"${args[@]}"} 2>&1 | tee "$console" | grep --line-buffered -a '^grade.sh: ' | cut -c 1-300
 rc=${PIPESTATUS[0]}
 [ "$console" = "$tmp/console.txt" ] || cp "$console" "$tmp/console.txt"
@@ -104,6 +105,9 @@ diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
 [ -z "$leaks" ] || fail "a run read a file it must not see: $(grep -h -a -m 1 '^LEAKED' $leaks | head -n 1)"
 grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
+ls -d "$tmp"/cache/*/common > /dev/null 2>&1 || fail "the course was not built into the course cache (--course-cache)"
+tampered=$(grep -r -l -a 'TAMPERED' "$tmp/cache" 2> /dev/null)
+[ -z "$tampered" ] || fail "a cell wrote into the course cache: $tampered"
 sleep 1
 if pgrep -x atk_escape > /dev/null; then fail "the escape attack's process outlived its cell"; pkill -KILL -x atk_escape; fi
 range=$(sed -n 's/^Cells ran as user ids \([0-9]*\) to \([0-9]*\)\.$/\1 \2/p' "$tmp/out/cells/run-info.txt")

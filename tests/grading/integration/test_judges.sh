@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Host test: when the course's own checks (the judges) do not build, grade.sh says so, exits 1,
 # grades nothing and leaves nothing running. The judges build in the background while the first
-# cells compile, so both must be stopped. A copy of the course whose lesson 01 check has an
-# #error grades one student (--host-only: no GPU needed).
+# cells compile, so both must be stopped; and the course cache's entry that was being built is
+# not marked complete (the next run builds it again). A copy of the course whose lesson 01 check
+# has an #error grades one student (--host-only: no GPU needed).
 # usage: test_judges.sh [CMAKE ARGS]
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
@@ -25,7 +26,11 @@ mkdir "$tmp/subs" && cp -r -- "$tmp/all/Ada Lovelace" "$tmp/subs/"
 rc=$?
 [ $rc -eq 1 ] || fail "grade.sh exited $rc, expected 1; its output: $(tail -n 5 "$tmp/run.txt")"
 grep -q "could not build the course's checks, the judges" "$tmp/run.txt" || fail "grade.sh did not say that the judges did not build: $(tail -n 5 "$tmp/run.txt")"
-grep -q 'a judge that does not build' "$tmp/out/common.log" || fail "common.log does not hold the compiler's error"
+log=$(ls "$tmp"/course/build-grade-cache/*/common.log 2> /dev/null | head -n 1)
+[ -n "$log" ] || fail "the course was not built in its course cache (build-grade-cache)"
+grep -q "see ${log:-common.log}" "$tmp/run.txt" || fail "grade.sh did not name the log: $(tail -n 2 "$tmp/run.txt")"
+grep -q 'a judge that does not build' "${log:-/dev/null}" || fail "common.log does not hold the compiler's error"
+ls "$tmp"/course/build-grade-cache/*/complete > /dev/null 2>&1 && fail "the course cache's entry was marked complete though a judge did not build"
 ls "$tmp"/out/cells/*/result.txt > /dev/null 2>&1 && fail "a cell was graded: $(ls "$tmp"/out/cells/*/result.txt)"
 [ -e "$tmp/out/gradebook.csv" ] && fail "a gradebook was written"
 sleep 1

@@ -27,7 +27,7 @@ case $mode in
 esac
 [ -f "$tmp/bin/nvidia-smi" ] && chmod +x "$tmp/bin/nvidia-smi"
 # (runtime: --no-sandbox, so that the GPU is what is tested, also where bubblewrap is missing)
-extra=(); [ "$mode" = runtime ] && extra=(--no-sandbox)
+extra=(); [ "$mode" = runtime ] && extra=(--no-sandbox --course-cache "$tmp/cache")
 env ${env[@]+"${env[@]}"} PATH="$tmp/bin:$PATH" "$scripts/grade.sh" "$tmp/submissions" --out "$tmp/out" ${extra[@]+"${extra[@]}"} "$@" > "$tmp/log" 2>&1
 rc=$?
 cat "$tmp/log"

@@ -4,7 +4,8 @@
 #  2. --resume with other options that change a grade (or another --seed) is refused;
 #  3. --resume grades only the rest: the finished cells' result.txt, timing.txt and build.log are
 #     untouched (not regraded, not recompiled), the seed is the first run's, the gradebook has
-#     every row, and progress.log one line per cell graded;
+#     every row, and progress.log one line per cell graded; the course and its judges, which the
+#     first run built into the course cache, come from it (nothing built again);
 #  4. the rest is graded with --gpus 0,1 on two stand-in GPUs: an nvidia-smi first on PATH that
 #     lists two made-up GPUs (no GPU is used: --host-only). Each cell must have run with
 #     CUDA_VISIBLE_DEVICES set to its worker's GPU's UUID (the submissions print it), and both
@@ -27,7 +28,7 @@ for s in "Ada Lovelace" "O'Brien, Pat \"wrong index\"" "-Zoë missing barrier" "
 for f in "$tmp"/subs/*/*/main.cu; do  # each run prints the GPU it was given
   printf '\n#include <cstdio>\n#include <cstdlib>\nstatic const int shown_gpu = std::printf("VISIBLE=%%s\\n", std::getenv("CUDA_VISIBLE_DEVICES") ? std::getenv("CUDA_VISIBLE_DEVICES") : "(unset)");\n' >> "$f"
 done
-args=("$tmp/subs" --out "$tmp/out" --host-only --timeout 30 "$@")
+args=("$tmp/subs" --out "$tmp/out" --course-cache "$tmp/cache" --host-only --timeout 30 "$@")
 
 # 1. stop the first run once a cell is graded
 "$grade" "${args[@]}" > "$tmp/run1.txt" 2>&1 &
@@ -51,7 +52,7 @@ before=$(stamp "${done1[@]}")
 seed=$(cat "$tmp/out/cells/seed")
 
 # 2. a resume that would grade differently is refused
-"$grade" "$tmp/subs" --out "$tmp/out" --host-only --timeout 31 --resume "$@" > "$tmp/bad.txt" 2>&1
+"$grade" "$tmp/subs" --out "$tmp/out" --course-cache "$tmp/cache" --host-only --timeout 31 --resume "$@" > "$tmp/bad.txt" 2>&1
 [ $? -eq 2 ] && grep -q 'options that change a grade differ' "$tmp/bad.txt" || fail "--resume with another --timeout was not refused: $(cat "$tmp/bad.txt")"
 "$grade" "${args[@]}" --resume --seed $((seed + 1)) > "$tmp/bad.txt" 2>&1
 [ $? -eq 2 ] && grep -q "graded with --seed $seed" "$tmp/bad.txt" || fail "--resume with another --seed was not refused: $(cat "$tmp/bad.txt")"
@@ -80,6 +81,10 @@ rc=$?
 [ "$before" = "$(stamp "${done1[@]}")" ] || fail "the resumed run regraded or recompiled a cell graded before"
 grep -q "${#done1[@]} graded before" "$tmp/run2.txt" || fail "the resumed run did not say how many cells were graded before"
 [ "$(cat "$tmp/out/cells/seed")" = "$seed" ] || fail "the seed changed across the resume"
+grep -q 'the course and its judges from the course cache' "$tmp/run2.txt" && ! grep -q 'building the course' "$tmp/run2.txt" ||
+  fail "the resumed run built the course again instead of taking it from the course cache"
+grep -q '^The course and its judges came from the course cache' "$tmp/out/cells/run-info.txt" || fail "run-info.txt does not say the course came from the cache"
+[ "$(ls -d "$tmp"/cache/*/ | wc -l)" -eq 1 ] || fail "the course cache does not hold exactly one entry: $(ls "$tmp/cache")"
 ncells=$(ls -d "$tmp"/out/cells/[0-9]* | wc -l)
 [ "$(grep -c '' "$tmp/out/gradebook.csv")" -eq $((ncells + 1)) ] || fail "gradebook.csv does not have a row per cell"
 grep -q 'not graded' "$tmp/out/gradebook.csv" && fail "a cell is not graded after the resume"

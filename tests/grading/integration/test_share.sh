@@ -36,7 +36,7 @@ cp "$repo/lessons/06_bank_conflicts/main.cu" "$tmp/subs/Cy/06_bank_conflicts/"
 [ $? -eq 2 ] || fail "--share 0 was not refused: $(tail -n 1 "$tmp/bad.txt")"
 
 # 2. one at a time, then three at a time
-args=("$tmp/subs" --host-only --timeout 60 --seed 12345 --jobs 2 "$@")
+args=("$tmp/subs" --course-cache "$tmp/cache" --host-only --timeout 60 --seed 12345 --jobs 2 "$@")
 "$grade" "${args[@]}" --out "$tmp/one" > "$tmp/one.txt" 2>&1; rc1=$?
 "$grade" "${args[@]}" --out "$tmp/three" --share 3 > "$tmp/three.txt" 2>&1; rc3=$?
 [ $rc1 -eq 1 ] && [ $rc3 -eq 1 ] || fail "expected exit 1 (a cell fails) from both runs, got $rc1 and $rc3"

@@ -33,8 +33,8 @@ class Key(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def key(self, skip=(), config=CONFIG):
-        return course_cache.key(self.repo, list(skip), list(config), True)
+    def key(self, skip=(), config=CONFIG, lessons=("01_a",)):
+        return course_cache.key(self.repo, list(skip), list(config), True, list(lessons))
 
     def test_a_change_of_any_course_file_or_option_is_another_entry(self):
         k = self.key()
@@ -48,6 +48,8 @@ class Key(unittest.TestCase):
         os.rename(os.path.join(self.repo, "harness", "new.hpp"), os.path.join(self.repo, "harness", "other.hpp"))
         self.assertNotEqual(k3, self.key())
         self.assertNotEqual(self.key(), self.key(config=CONFIG + ["-DCMAKE_PREFIX_PATH=/opt/doctest"]))
+        self.assertNotEqual(self.key(), self.key(lessons=["01_a", "02_b"]))
+        self.assertEqual(self.key(lessons=["02_b", "01_a", "01_a"]), self.key(lessons=["01_a", "02_b"]))
 
     def test_what_is_not_the_course_is_not_in_the_key(self):
         out, subs, cache = (os.path.join(self.repo, n) for n in ("grades", "submissions", "my-cache"))
