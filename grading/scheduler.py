@@ -156,3 +156,5 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     wait_all([compiling])
     runfolder.finish_not_graded(todo, "; ".join(g.stop_reasons[k] for k in sorted(g.stop_reasons)))
     folder.info(runfolder.timing_line(o, folder.cells, g.box.sandbox_s))
+    if not o.host_only:
+        folder.info(gpus_.stats_line())
