@@ -64,7 +64,8 @@ fi
 cells=$(grep -c '' "$run/gradebook.csv"); cells=$((cells - 1))
 sum() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | sed -n "s/^$1=//p" | awk '{ s += $1 } END { printf "%.0f", s }'; }
 count() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | grep -c "^$1="; }
-builds=$(sed -n "s/^The course and its judges were built once, in \([0-9.]*\) s\.$/\1/p" "$run/cells/run-info.txt")
+builds=$(sed -n -e "s/^The course and its judges were built once, in \([0-9.]*\) s\.$/\1/p" \
+             -e "s/^The course and its judges came from the course cache (.*), ready in \([0-9.]*\) s\.$/\1 (from the course cache)/p" "$run/cells/run-info.txt")
 common=$(head -n 1 <<< "$builds"); again=$(tail -n +2 <<< "$builds" | paste -sd, - | sed 's/,/ s, /g')
 echo "exit $rc; $cells cells ($(count compile_s) compiled, $(count run_s) run$( [ "$(count shared_run_s)" -eq 0 ] || echo ", $(count shared_run_s) of them graded again alone")) in $wall s: $((cells * 3600 / wall)) cells per hour"
 echo "time summed over the cells: compile $(sum compile_s) s (CPU, $(grep -o -- '--jobs [0-9]*' <<< "$*" || echo 'default --jobs') at a time);" \
