@@ -84,7 +84,8 @@ timing() {
 
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader
   echo "CPU cores: $(nproc)"; nvcc --version | tail -n 2; cmake --version | head -n 1; bwrap --version
-  echo "commit: $(git -C "$repo" rev-parse --short HEAD 2> /dev/null || echo '?')"
+  top=$(git -C "$repo" rev-parse --show-toplevel 2> /dev/null)  # (a copy inside another checkout is not that one)
+  echo "commit: $([ "$top" = "$repo" ] && git -C "$repo" rev-parse --short HEAD || echo '? (not a git checkout)')"
   echo "options: $*; seed $seed; $students students x ${#lessons[@]} lessons"; } > "$out/env.txt" 2>&1
 grade warm "$out/warm-class" --gpus 0 "$@" || exit 1
 grade one "$out/class" --gpus 0 "$@" || exit 1

@@ -46,14 +46,19 @@ def stamp(text: str) -> float:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
 
 
-def progress(run: str) -> tuple[float | None, float | None]:
-    """(seconds from grade.sh's start to the first result, to the last), from progress.log."""
+def progress(run: str) -> tuple[float | None, float | None, float | None]:
+    """Seconds from grade.sh's start to when the GPUs could begin (the course ready: progress.log's
+    first line), to the first result and to the last (progress.log's stamps, to the second)."""
     try:
         start = float(read(os.path.join(run, "start.txt")).strip())
-        times = [stamp(m.group(1)) for m in re.finditer(r"^(\S+Z) \[[0-9]+/", read(os.path.join(run, "progress.log")), re.M)]
+        log = read(os.path.join(run, "progress.log"))
+        began = [stamp(m.group(1)) for m in re.finditer(r"^(\S+Z) grading [0-9]+ cells", log, re.M)]
+        times = [stamp(m.group(1)) for m in re.finditer(r"^(\S+Z) \[[0-9]+/", log, re.M)]
     except (OSError, ValueError):
-        return None, None
-    return (times[0] - start, times[-1] - start) if times else (None, None)
+        return None, None, None
+    if not times or not began:
+        return None, None, None
+    return began[0] - start, times[0] - start, times[-1] - start
 
 
 def course(run: str) -> str:
@@ -80,9 +85,9 @@ def runs_table(out: str) -> dict[str, dict]:
         run = os.path.join(out, name)
         rows, book = cells(run), gradebook(run)
         wall = float(read(os.path.join(run, "wall.txt")))
-        first, last = progress(run)
+        began, first, last = progress(run)
         per_cell = [sum(r.get(k, 0.0) for k in CHECKS) for r in rows if "run_s" in r]
-        got[name] = {"label": label, "rows": rows, "book": book, "wall": wall, "first": first, "last": last,
+        got[name] = {"label": label, "rows": rows, "book": book, "wall": wall, "began": began, "first": first, "last": last,
                      "busy": busy(rows), "per_cell": statistics.median(per_cell) if per_cell else None,
                      "passed": sum(1 for r in book.values() if r.get("correctness") == "passed"), "course": course(run)}
     return got
@@ -113,10 +118,12 @@ def report(out: str) -> str:
                         sum(b1.values()) / max(b2.values())))
     for name in ("one", "two"):
         x = r[name]
-        if x["first"] is not None and x["last"] is not None:
-            idle = {g: x["last"] - x["first"] - s for g, s in x["busy"].items()}
-            lines.append("%s: from the first result to the last %.1f s; each GPU idle in that span (span - busy): %s"
-                         % (x["label"], x["last"] - x["first"], ", ".join("GPU %s %.1f s" % kv for kv in idle.items())))
+        if x["began"] is not None and x["last"] is not None:
+            span = x["last"] - x["began"]
+            idle = {g: span - s for g, s in x["busy"].items()}
+            lines.append("%s: the GPUs could begin %.0f s after the start and gave the last result %.0f s later; each GPU idle "
+                         "in that span (the span less its busy time; stamps to the second): %s"
+                         % (x["label"], x["began"], span, ", ".join("GPU %s %.0f s" % kv for kv in idle.items())))
     lines += ["", "%-14s %10s %10s   (sums over the cells, s)" % ("step", "one GPU", "two GPUs")]
     for k in STEPS:
         lines.append("%-14s %10.1f %10.1f" % (k, sum(c.get(k, 0.0) for c in one["rows"]), sum(c.get(k, 0.0) for c in two["rows"])))

@@ -24,7 +24,7 @@ def make_run(d, name, wall, cells, course, start=1000.0, first="2026-01-01T00:00
     write(os.path.join(run, "wall.txt"), "%s\n" % wall)
     write(os.path.join(run, "start.txt"), "%s\n" % start)
     write(os.path.join(run, "run-info.txt"), course + "\n")
-    write(os.path.join(run, "progress.log"), "2026-01-01T00:00:10Z grading N cells\n%s [1/2] a\n%s [2/2] b\n" % (first, last))
+    write(os.path.join(run, "progress.log"), "2026-01-01T00:00:05Z grading 2 cells on x\n%s [1/2] a\n%s [2/2] b\n" % (first, last))
     write(os.path.join(run, "timing.txt"), "".join("%04d s%d / l: %s\n" % (i + 1, i, c[0]) for i, c in enumerate(cells)))
     write(os.path.join(run, "gradebook.csv"), HEADER + "".join("s%d,l,yes,5,5,,1,1,%s,2/2,100%%,\n" % (i, c[1]) for i, c in enumerate(cells)))
 
@@ -49,6 +49,9 @@ class Report(unittest.TestCase):
         self.assertIn("from the cache, 1.5 s", out)
         self.assertRegex(out, r"compile_s +22\.0 +22\.0")
         self.assertIn("1 of 2 rows agree on correctness", out)
+        # the GPUs could begin at 5 s; the last result at 60 s: 55 s, less 10 s busy (one GPU)
+        self.assertIn("one GPU (--gpus 0): the GPUs could begin 5 s after the start and gave the last result 55 s later; each GPU idle "
+                      "in that span (the span less its busy time; stamps to the second): GPU 0 45 s", out)
         self.assertRegex(out, r"one GPU \(--gpus 0\) +100\.0 +72 +20\.0 s +5\.00 s")  # 2 cells in 100 s; median of 5 and 5
 
 
