@@ -64,8 +64,9 @@ def build_cell(g: Grading, cell: Cell) -> None:
     compiled, why = "no", ""
     cell.timing.lines = []
     try:
-        box = compile_.prepare_box(cell.dir, g.submissions, cell.planned.source, o.max_source_kib * 1024,
-                                   g.box.cell_uid(cell.number))
+        pc = cell.planned
+        box = compile_.prepare_box(cell.dir, g.submissions, pc.source, o.max_source_kib * 1024,
+                                   g.box.cell_uid(cell.number), pc.inode if pc.nlink > 1 else ())
         step = g.box.run(cell.dir, cell.number, "build", compile_.BUILD_LIMIT_S, "compile",
                          compile_.compile_command(g.course.view, box, cell.lesson, g.course.prebuilt, g.course.config), None)
         if step.rc == 0 and os.access(os.path.join(box, "build", cell.lesson + "_check"), os.X_OK):

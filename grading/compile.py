@@ -21,10 +21,11 @@ class BoxError(Exception):
     """The grader could not prepare a cell's box: a grader error."""
 
 
-def prepare_box(cell_dir, submissions, source, max_bytes, uid=None):
+def prepare_box(cell_dir, submissions, source, max_bytes, uid=None, inode=()):
     """box/src/main.cu and box/build, owned by UID when given. Raises plan.SourceError (the
-    submission's folder changed into something not allowed) or BoxError."""
-    data = plan.read_source(submissions, source, max_bytes)
+    submission's folder changed into something not allowed) or BoxError. INODE: the file the plan
+    resolved, for a main.cu with other hard links (plan.read_source)."""
+    data = plan.read_source(submissions, source, max_bytes, inode)
     box = os.path.join(cell_dir, "box")
     try:
         if os.path.lexists(box):

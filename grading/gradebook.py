@@ -1,7 +1,8 @@
 """Cell results and the gradebook.
 
-A cell folder (OUT/cells/NNNN) holds identity.txt (student, lesson, and for a Slurm plan its slice)
-from the start and result.txt once graded: one key=value per line, every value on one line
+A cell folder (OUT/cells/NNNN) holds identity.txt (student, lesson, for a Slurm plan its slice,
+and a note beside the row where its main.cu is also another name's: note for the gradebook,
+feedback_note for the student's own feedback, which names no classmate) from the start and result.txt once graded: one key=value per line, every value on one line
 (names as names.display_name shows them; findings with control characters escaped). Keys:
 student, lesson, compiled (yes / no / -), passed and total (the test cases that judged a value the
 submission computed), course_passed and course_total (the course's own test cases, which judged
@@ -27,7 +28,7 @@ from .names import csv_field, feedback_file_name, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
           "first failure or sanitizer finding", "course test cases passed", "course test cases total",
-          "correctness", "performance", "score", "first performance shortfall"]
+          "correctness", "performance", "score", "first performance shortfall", "note"]
 NOTE = ("Checks count the test cases that judged a value the submission computed. The course's own "
         "test cases (they judge none of the submission's values) are shown apart and never count in "
         "the score. Performance is the share of the lesson rubric's speed and static rules met "
@@ -65,10 +66,14 @@ def write_atomic(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def identity_text(student: str, lesson: str, slice_k: int | None = None) -> str:
+def identity_text(student: str, lesson: str, slice_k: int | None = None, note: tuple[str, str] = ("", "")) -> str:
+    """identity.txt: student and lesson (the first two lines), then the slice and NOTE (the row's
+    note for the gradebook, and for the student's feedback) where there are."""
     text = "student=%s\nlesson=%s\n" % (one_line(student), one_line(lesson))
     if slice_k is not None:
         text += "slice=%d\n" % slice_k
+    if note[0]:
+        text += "note=%s\nfeedback_note=%s\n" % (one_line(note[0]), one_line(note[1]))
     return text
 
 
@@ -196,8 +201,8 @@ class _Book:
         self.lessons, self.weight, self.split = lessons, weight, split
         self.csv = [",".join(HEADER)]
         self.md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
-                   "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
-                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+                   "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall | note |",
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         self.students: dict[str, dict[str, Any]] = {}  # shown name -> {"score", "passed", "failed", "rows"}, in order of first row
         self.ncells = self.npassed = self.nungraded = 0
         self.failed = False
@@ -235,10 +240,13 @@ class _Book:
             else:
                 st["failed"].append(lesson)
         cp, ct = (rec.get("course_passed", ""), rec.get("course_total", "")) if graded else ("", "")
-        self.csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct) + extra))
+        note, own_note = rec.get("note", ""), rec.get("feedback_note", "")
+        self.csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct) + extra + (note,)))
         course = _course_column(rec) if graded else ""
-        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course) + extra))
-        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course) + extra))
+        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course)
+                                     + extra + (note,)))
+        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course)
+                                        + extra + (own_note,)))
 
     def close(self, cells: str) -> None:
         """The Markdown's closing lines: the counts, the note and run-info.txt."""
@@ -262,8 +270,8 @@ def _feedback_text(student: str, st: dict[str, Any], missing: list[str], max_sco
             "or all of it where performance was off or not measured)."
             % (num(st["score"]), num(max_score), split[0], split[1]), "",
             "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
-            "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall | note |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     text.extend(st["rows"])
     if missing:
         text.extend(["", "Not submitted: " + " ".join(missing)])

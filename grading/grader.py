@@ -139,7 +139,8 @@ class Grader:
         self.submissions = os.path.realpath(o.submissions)
         self.gpus = preflight.check_gpu(o, self.stop)
         self.sandbox_version = preflight.check_sandbox(o, self.as_root, self.slot, self.stop)
-        folder = runfolder.make_plan(o, self.out, self.submissions, self.lessons, self.as_root, self.slot.base, self.stop)
+        folder = runfolder.make_plan(o, self.out, self.submissions, self.lessons, self.as_root, self.slot.base, self.stop,
+                                     self.repo)
         if o.slurm:
             return self.write_slurm(folder)
         return self.grade(folder)

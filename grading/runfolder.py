@@ -138,29 +138,62 @@ def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
         f.write(options + "\n")
 
 
-def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base: int, stop: Stop) -> RunFolder:
-    """The cells folder, new or resumed; open to the cells' users (as root, checked as one)."""
-    cells_dir = os.path.join(out, "cells")
-    marker = os.path.join(cells_dir, MARKER)
-    if os.path.lexists(cells_dir) and not os.path.isfile(marker):
+def _check_out(out: str, submissions: str, cells_dir: str) -> None:
+    """--out is a folder this grader may use: refused (exit 2) before anything in it is touched."""
+    if os.path.lexists(cells_dir) and not os.path.isfile(os.path.join(cells_dir, MARKER)):
         raise Exit(2, "%s: %s exists and was not made by %s; give another --out" % (ME, visible(cells_dir), ME))
     if (out + "/").startswith(submissions + "/"):
         usage_error("--out must not be inside SUBMISSIONS (a sandbox would see it)")
     if (submissions + "/").startswith(out + "/"):
         usage_error("SUBMISSIONS must not be inside --out")
-    options = options_line(o, submissions)
-    fresh = not (o.resume or (o.slurm and os.path.isfile(marker)))
-    if fresh:
-        _start_fresh(o, out, cells_dir, options)
-    else:
-        _resume(o, out, cells_dir, options)
+
+
+def _reachable(o: Options, out: str, as_root: bool, slot_base: int, stop: Stop) -> None:
+    """OUT made (when missing) and open to the cells' users: as root, checked as one of them (every
+    folder above it searchable), before the previous run's files are removed."""
+    os.makedirs(out, exist_ok=True)
     os.chmod(out, 0o755)
-    os.chmod(cells_dir, 0o755)
     if not o.slurm and not o.no_sandbox and as_root:
         p = subprocess.run(["setpriv", "--reuid=%d" % slot_base, "--regid=%d" % slot_base, "--clear-groups",
-                            "test", "-x", cells_dir], stdin=subprocess.DEVNULL)
+                            "test", "-x", out], stdin=subprocess.DEVNULL)
         if p.returncode != 0:
             stop.die(3, "no sandbox: a cell could not reach %s (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" % visible(out))
+
+
+def scan_plan(o: Options, submissions: str, lessons: dict, course_root: str = "") -> list[plan.PlannedCell]:
+    """The plan of SUBMISSIONS, or the run refused (nothing written): unreadable, no student folder,
+    more cells than one run grades. COURSE_ROOT: the course, whose files a hard link may not name."""
+    try:
+        planned = plan.scan(submissions, lessons, plan.Limits(o.max_files, o.max_source_kib * 1024), course_root)
+    except OSError as e:
+        usage_error("SUBMISSIONS '%s' cannot be read (%s)" % (visible(submissions), e.strerror))
+    if not planned:
+        raise Exit(2, "%s: '%s' holds no student folders" % (ME, visible(submissions)))
+    if len(planned) >= sandbox.SLOT_SIZE:
+        usage_error("SUBMISSIONS makes %d cells, more than one run grades (%d: cell user ids stay in their slot's range); grade the class in parts"
+                    % (len(planned), sandbox.SLOT_SIZE - 1))
+    return planned
+
+
+def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base: int, stop: Stop,
+                planned: list[plan.PlannedCell] | None = None) -> RunFolder:
+    """The cells folder, new or resumed; open to the cells' users (as root, checked as one). Every
+    refusal (a bad --out, --resume's checks, PLANNED's identities against the first run's, a folder
+    the cells cannot reach) comes before the previous run's files are removed: a refused run leaves
+    --out as it was."""
+    cells_dir = os.path.join(out, "cells")
+    marker = os.path.join(cells_dir, MARKER)
+    _check_out(out, submissions, cells_dir)
+    options = options_line(o, submissions)
+    fresh = not (o.resume or (o.slurm and os.path.isfile(marker)))
+    if not fresh:
+        _resume(o, out, cells_dir, options)
+        for number, pc in enumerate(planned or [], 1):
+            _same_identity(os.path.join(cells_dir, "%04d" % number), number, pc)
+    _reachable(o, out, as_root, slot_base, stop)
+    if fresh:
+        _start_fresh(o, out, cells_dir, options)
+    os.chmod(cells_dir, 0o755)
     folder = RunFolder(out=out, cells_dir=cells_dir, fresh=fresh)
     if o.slice:
         k, n = o.slice.split("/")
@@ -172,22 +205,27 @@ def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base
     return folder
 
 
+def _same_identity(cell_dir: str, number: int, pc: plan.PlannedCell) -> None:
+    """--resume: cell NUMBER's identity.txt, when there is one, names the same student and lesson."""
+    idpath = os.path.join(cell_dir, "identity.txt")
+    if not os.path.isfile(idpath):
+        return
+    with open(idpath, encoding="utf-8", errors="surrogateescape") as f:
+        have = "".join(f.read().splitlines(True)[:2])
+    if have != gradebook.identity_text(pc.shown_student, pc.shown_lesson):
+        was = "/".join(line.partition("=")[2] for line in have.splitlines())
+        usage_error("--resume: SUBMISSIONS changed since the first run (cell %04d was '%s', now '%s'); grade into a new --out"
+                    % (number, was, "%s/%s" % (pc.shown_student, pc.shown_lesson)))
+
+
 def _identity(folder: RunFolder, cell: Cell) -> None:
-    """identity.txt written, or (--resume) the same as the first run's."""
+    """identity.txt written, unless (--resume) the first run's is there (open_folder checked it)."""
     pc = cell.planned
-    ident = gradebook.identity_text(pc.shown_student, pc.shown_lesson)
     idpath = os.path.join(cell.dir, "identity.txt")
-    if os.path.isfile(idpath):
-        with open(idpath, encoding="utf-8", errors="surrogateescape") as f:
-            have = "".join(f.read().splitlines(True)[:2])
-        if have != ident:
-            was = "/".join(line.partition("=")[2] for line in have.splitlines())
-            usage_error("--resume: SUBMISSIONS changed since the first run (cell %04d was '%s', now '%s'); grade into a new --out"
-                        % (cell.number, was, cell.label.replace(" / ", "/")))
-    else:
+    if not os.path.isfile(idpath):
         sl = pc.student_index % folder.slice_n if folder.slice_n else None
         os.makedirs(cell.dir, exist_ok=True)
-        gradebook.write_atomic(idpath, gradebook.identity_text(pc.shown_student, pc.shown_lesson, sl))
+        gradebook.write_atomic(idpath, gradebook.identity_text(pc.shown_student, pc.shown_lesson, sl, (pc.note, pc.feedback_note)))
 
 
 def _mark(o: Options, folder: RunFolder, cell: Cell) -> None:
@@ -211,40 +249,32 @@ def _mark(o: Options, folder: RunFolder, cell: Cell) -> None:
     cell.todo = True
 
 
-def plan_cells(o: Options, folder: RunFolder, submissions: str, lessons: dict) -> None:
-    """Every cell of SUBMISSIONS gets a folder with identity.txt; those this run grades are todo.
+def plan_cells(o: Options, folder: RunFolder, planned: list[plan.PlannedCell]) -> None:
+    """Every cell of the plan gets a folder with identity.txt; those this run grades are todo.
     With --slurm, the number of tasks (at most one per student)."""
-    try:
-        planned = plan.scan(submissions, lessons, plan.Limits(o.max_files, o.max_source_kib * 1024))
-    except OSError as e:
-        usage_error("SUBMISSIONS '%s' cannot be read (%s)" % (visible(submissions), e.strerror))
     folder.nstudents = nstudents = len({p.student_index for p in planned})
     if o.slurm:
         if not o.tasks:
             o.tasks = max(1, (nstudents + 19) // 20)
         folder.slice_n = o.tasks
-    if len(planned) >= sandbox.SLOT_SIZE:
-        usage_error("SUBMISSIONS makes %d cells, more than one run grades (%d: cell user ids stay in their slot's range); grade the class in parts"
-                    % (len(planned), sandbox.SLOT_SIZE - 1))
     for number, pc in enumerate(planned, 1):
         cell = Cell(number, os.path.join(folder.cells_dir, "%04d" % number), pc)
         folder.cells.append(cell)
         _identity(folder, cell)
         _mark(o, folder, cell)
-    if not folder.cells:
-        raise Exit(2, "%s: '%s' holds no student folders" % (ME, visible(submissions)))
     if o.slurm and folder.slice_n is not None and folder.slice_n > nstudents:
         o.tasks = folder.slice_n = max(1, nstudents)
 
 
 def make_plan(o: Options, out: str, submissions: str, lessons: dict, as_root: bool, slot_base: int,
-              stop: Stop) -> RunFolder:
+              stop: Stop, course_root: str = "") -> RunFolder:
     """Every cell gets a folder, numbered in the order of the students' and their entries' names,
     with identity.txt; the same SUBMISSIONS always gives the same numbers, so that --resume (and
     a Slurm task) finds its cells again. The seed and the options that change a grade are kept in
-    the cells folder."""
-    folder = open_folder(o, out, submissions, as_root, slot_base, stop)
-    plan_cells(o, folder, submissions, lessons)
+    the cells folder. SUBMISSIONS is read and every refusal made before --out is touched."""
+    planned = scan_plan(o, submissions, lessons, course_root)
+    folder = open_folder(o, out, submissions, as_root, slot_base, stop, planned)
+    plan_cells(o, folder, planned)
     return folder
 
 
