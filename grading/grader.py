@@ -12,7 +12,7 @@ import sys
 from types import FrameType
 
 from . import box as box_
-from . import course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, slurm
+from . import course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, similarity, slurm
 from .cell_evidence import Rubrics, load_rubrics
 from .context import Grading
 from .exits import ME, Exit, Stop, usage_error
@@ -22,12 +22,27 @@ from .options import Options
 from .runfolder import RunFolder
 
 
-def write_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: dict) -> int:
-    """The gradebook of a cells folder, written into OUT and shown; its exit status."""
+def write_similarity(cells: str, out: str, repo: str) -> tuple[bool, str]:
+    """OUT/similarity.csv (pairs of students whose exercise code is alike; it changes no grade) from
+    the cells of CELLS: whether it was written, and what to say of it."""
+    try:
+        n = similarity.write(cells, out, repo)
+    except Exception as e:  # a grader error: said, and the gradebook stands
+        return False, "%s: similarity.csv not written (grader error: %s)" % (ME, visible(str(e))[:200])
+    return True, "%s: %d pair(s) of students with alike exercise code (score >= %.2f) in %s/similarity.csv" % (
+        ME, n, similarity.THRESHOLD, visible(out))
+
+
+def write_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: dict, repo: str) -> int:
+    """The gradebook of a cells folder, written into OUT and shown, and similarity.csv beside it;
+    its exit status."""
     status, md, err = gradebook.write_gradebook(cells, out, lessons, weights, ME, o.split)
     sys.stdout.write(md)
     if err:
         print(err, file=sys.stderr)
+    written, said = write_similarity(cells, out, repo)
+    if not written:  # (else what it prints is the gradebook alone)
+        print(said, file=sys.stderr)
     return status
 
 
@@ -127,7 +142,7 @@ class Grader:
                 usage_error("--gradebook-from grades nothing: give no SUBMISSIONS")
             if not os.path.isdir(o.gradebook_from):
                 usage_error("--gradebook-from '%s' is not a folder" % visible(o.gradebook_from))
-            return write_gradebook(o, o.gradebook_from, self.out, self.lessons, self.weights)
+            return write_gradebook(o, o.gradebook_from, self.out, self.lessons, self.weights, self.repo)
         if o.hidden:
             bad = check_hidden_shapes(o.hidden, self.lessons)
             if bad:
@@ -200,7 +215,7 @@ class Grader:
             print("%s: no cell left to grade" % ME, flush=True)
             if o.slice:
                 return 0
-            return write_gradebook(o, folder.cells_dir, self.out, self.lessons, self.weights)
+            return write_gradebook(o, folder.cells_dir, self.out, self.lessons, self.weights, self.repo)
         signal.signal(signal.SIGINT, self.on_signal)
         signal.signal(signal.SIGTERM, self.on_signal)
         g = self.prepare(folder, todo)
@@ -216,4 +231,5 @@ class Grader:
             print(err, file=sys.stderr)
         print("%s: gradebook in %s/gradebook.csv and %s/gradebook.md; scores per student in %s/scores.csv, feedback in %s/feedback/"
               % (ME, self.out, self.out, self.out, self.out))
+        print(write_similarity(folder.cells_dir, self.out, self.repo)[1])
         return status

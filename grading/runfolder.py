@@ -126,7 +126,7 @@ def _resume(o: Options, out: str, cells_dir: str, options: str) -> None:
 
 def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
     """A new run: what an earlier one left in OUT removed; the seed drawn (unless given) and kept."""
-    for name in ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "feedback", "course-view", "progress.log"):
+    for name in ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "similarity.csv", "feedback", "course-view", "progress.log"):
         remove(os.path.join(out, name))
     os.makedirs(cells_dir)
     open(os.path.join(cells_dir, MARKER), "w").close()
