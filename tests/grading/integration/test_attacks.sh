@@ -10,7 +10,8 @@
 # run; --keep DIR copies the gradebook and grade.sh's output there (results/<gpu>/grading/).
 # Besides each row, it asserts: the course (a copy, graded from) is byte for byte unchanged; no
 # run printed a classmate's or the course's file; no process of any cell is left; the victim
-# graded first still passes. Prints "OK: ..." only when everything holds; exit 77 (skipped) when
+# graded first still passes; a file handed in by two students (hard links) names the other in both
+# rows, and similarity.csv lists them. Prints "OK: ..." only when everything holds; exit 77 (skipped) when
 # bubblewrap is missing or cannot create namespaces on this machine, saying why.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
@@ -98,6 +99,15 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
   fi
   echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
 done < "$here/../attacks/expected.txt"
+# One file handed in by two students (atk13, atk19: hard links): each row's note names the other's
+# main.cu, and similarity.csv lists the pair as the same code.
+for pair in "atk13 honest last|atk19 twin of atk13" "atk19 twin of atk13|atk13 honest last"; do
+  f=$(grep -lx "student=${pair%|*}" "$tmp"/out/cells/*/result.txt | head -n 1)
+  [ -n "$f" ] && grep -qx "note=the same file as ${pair#*|}/06_bank_conflicts/main.cu (hard links: one file under several names)" "$f" ||
+    fail "${pair%|*}'s row does not name ${pair#*|}'s main.cu as the same file"
+done
+grep -q '^06_bank_conflicts,atk13 honest last,atk19 twin of atk13,1.00,' "$tmp/out/similarity.csv" ||
+  fail "similarity.csv does not list atk13 and atk19 as the same code: $(head -n 5 "$tmp/out/similarity.csv" 2>&1)"
 
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
