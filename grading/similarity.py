@@ -66,7 +66,7 @@ def tokens(code: str) -> list[str]:
             continue
         if kind == "string":
             text = '"'
-        elif kind == "ident" and text not in KEYWORDS and not (out and out[-1] in (".", "->") and text in "xyzw"):
+        elif kind == "ident" and text not in KEYWORDS and not (out and out[-1] in (".", "->") and text in ("x", "y", "z", "w")):
             text = names.setdefault(text, "$%d" % (len(names) + 1))
         out.append(text)
     return out

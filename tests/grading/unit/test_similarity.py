@@ -59,6 +59,7 @@ class Tokens(unittest.TestCase):
         for word in ("blockIdx", "blockDim", "threadIdx", "__syncthreads", "x", "w"):
             self.assertIn(word, t)
         self.assertNotIn("c", t)
+        self.assertEqual(similarity.tokens("p.xy = q->z;"), ["$1", ".", "$2", "=", "$3", "->", "z", ";"])
         self.assertIn('"', t)  # a string literal is one token, whatever it says
 
     def test_a_different_order_of_first_use_is_different_code(self):
