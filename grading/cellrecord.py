@@ -15,7 +15,13 @@ cell.json).
     python3 -m grading.cellrecord timing CELLS [--names]
 
 prints each cell's timing, one line per cell: "NNNN[ student / lesson]: key=value ...", the shared
-run's keys as shared_KEY (what bench/throughput.sh and bench/evidence_cost.sh sum)."""
+run's keys as shared_KEY (what bench/throughput.sh and bench/evidence_cost.sh sum);
+
+    python3 -m grading.cellrecord get CELL FIELD
+
+prints one field of a cell's record (compiled, result.passed, timing.gpu, shared.timing.share, ...:
+a string as it is, anything else as JSON), for scripts; exit 1 when there is no such field. Both
+exit 2 when the folder or a record cannot be read."""
 from __future__ import annotations
 
 import argparse
@@ -199,27 +205,60 @@ def timing_line(name: str, rec: CellRecord, names: bool) -> str:
     return "%s%s: %s" % (name, who, " ".join(kv))
 
 
-def main(argv: list[str] | None = None) -> int:
+def get(cell_dir: str, name: str) -> str:
+    """The field NAME (e.g. compiled, result.passed, timing.gpu, shared.timing.share) of CELL_DIR's
+    record: a string as it is, anything else as JSON. KeyError: no such field (or it is null
+    above); RecordError: no record, or one this grader cannot read."""
+    rec = read(cell_dir)
+    if rec is None:
+        raise RecordError("%s: no %s" % (visible(cell_dir), FILE))
+    value: Any = json.loads(to_json(rec))
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise KeyError(name)
+        value = value[part]
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m grading.cellrecord",
                                 description="Reads the cell records (cell.json) of a grade.sh run folder.")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("timing", help="each cell's timing, one line per cell (NNNN[ student / lesson]: key=value ...)")
     t.add_argument("cells", help="the run's cells folder (OUT/cells)")
     t.add_argument("--names", action="store_true", help="each line names the cell's student and lesson")
+    g = sub.add_parser("get", help="one field of a cell's record (exit 1: no such field)")
+    g.add_argument("cell", help="a cell folder (OUT/cells/NNNN)")
+    g.add_argument("field", help="e.g. compiled, result.passed, timing.gpu, shared.timing.share")
+    return p
+
+
+def _print_timing(cells: str, names: bool) -> None:
+    entries = sorted(e for e in os.listdir(cells) if os.path.isdir(os.path.join(cells, e)))
+    for name in entries:
+        rec = read(os.path.join(cells, name))
+        if rec is not None:
+            print(timing_line(visible(name), rec, names))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: 0 done, 1 no such field (get), 2 no folder or record, or one this grader cannot read."""
+    p = _parser()
     a = p.parse_args(argv)
     try:
-        entries = sorted(e for e in os.listdir(a.cells) if os.path.isdir(os.path.join(a.cells, e)))
+        if a.command == "timing":
+            _print_timing(a.cells, a.names)
+        else:
+            print(get(a.cell, a.field))
+    except KeyError:
+        print("%s: %s: no field %s" % (p.prog, visible(a.cell), visible(a.field)), file=sys.stderr)
+        return 1
     except OSError as err:
-        print("%s: %s: %s" % (p.prog, visible(a.cells), err.strerror), file=sys.stderr)
+        print("%s: %s: %s" % (p.prog, visible(err.filename or ""), err.strerror), file=sys.stderr)
         return 2
-    try:
-        for name in entries:
-            rec = read(os.path.join(a.cells, name))
-            if rec is not None:
-                print(timing_line(visible(name), rec, a.names))
     except RecordError as err:
         print("%s: %s" % (p.prog, err), file=sys.stderr)
-        return 1
+        return 2
     return 0
 
 

@@ -118,13 +118,32 @@ class Record(unittest.TestCase):
         self.put("{")
         err = io.StringIO()
         with redirect_stdout(io.StringIO()), redirect_stderr(err):
-            self.assertEqual(cellrecord.main(["timing", self.tmp]), 1)
+            self.assertEqual(cellrecord.main(["timing", self.tmp]), 2)
         self.assertIn("0007", err.getvalue())
         with redirect_stderr(io.StringIO()):
             self.assertEqual(cellrecord.main(["timing", os.path.join(self.tmp, "none")]), 2)
             with self.assertRaises(SystemExit) as e:
                 cellrecord.main([])
         self.assertEqual(e.exception.code, 2)
+
+
+    def test_get(self):
+        shared = cellrecord.Shared(cellrecord.Result("yes", "1", "3"), {"share": 3})
+        cellrecord.write(self.cell, cellrecord.CellRecord("Ada", "01_x", None, "yes", {"gpu": "1", "run_s": 0.5},
+                                                          cellrecord.Result("yes", "3", "3"), shared))
+        for name, want in (("compiled", "yes"), ("result.passed", "3"), ("result.finding", ""), ("timing.gpu", "1"),
+                           ("timing.run_s", "0.5"), ("shared.timing.share", "3"), ("slice", "null")):
+            out = io.StringIO()
+            with redirect_stdout(out):
+                self.assertEqual(cellrecord.main(["get", self.cell, name]), 0)
+            self.assertEqual(out.getvalue(), want + "\n", name)
+        for name in ("timing.memcheck_s", "result.passed.x", "nothing", "slice.x"):
+            with redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(cellrecord.main(["get", self.cell, name]), 1, name)
+            self.assertIn("no field " + name, err.getvalue())
+        with redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(cellrecord.main(["get", self.tmp, "compiled"]), 2)  # (no record there)
+        self.assertIn("no cell.json", err.getvalue())
 
 
 def dataclass_fields():
