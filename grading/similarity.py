@@ -24,8 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from . import plan, regions
-from .gradebook import read_record
+from . import cellrecord, plan, regions
 from .names import csv_field
 
 THRESHOLD = 0.8  # listed at or above; tests/grading/unit/test_similarity.py holds the margins
@@ -182,16 +181,18 @@ def cell_entries(cells: str, repo: str) -> list[Entry]:
         return []
     for n in names:
         try:
-            rec = read_record(os.path.join(cells, n, "identity.txt"))
+            rec = cellrecord.read(os.path.join(cells, n))
             data = plan.read_source(cells, (n.encode(), b"box", b"src", b"main.cu"), MAX_SOURCE)
-        except (OSError, plan.SourceError):
+        except (OSError, plan.SourceError, cellrecord.RecordError):
             continue
-        lesson = rec.get("lesson", "")
+        if rec is None:
+            continue
+        lesson = rec.lesson
         if lesson not in layouts:
             layouts[lesson] = layout(repo, lesson) if re.fullmatch(r"[0-9]{2}_[A-Za-z0-9_]+", lesson) else None
         lay = layouts[lesson]
         if lay is not None:
-            out.append(Entry(rec.get("student", ""), lesson, exercise_code(lay, data.decode("utf-8", "surrogateescape"))))
+            out.append(Entry(rec.student, lesson, exercise_code(lay, data.decode("utf-8", "surrogateescape"))))
     return out
 
 

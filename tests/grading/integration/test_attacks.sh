@@ -53,19 +53,21 @@ rc=${PIPESTATUS[0]}
 echo "grade.sh exit code $rc after $(( $(date +%s) - start )) s"
 [ $rc -eq 1 ] || { fail "grade.sh exit code $rc, expected 1 (some cells must fail)"; tail -n 30 "$tmp/console.txt"; }
 
-# Every row, read from the cells' result.txt (key=value, one per line).
+# Every row, read from the cells' cell.json by grading/cellrecord.py: one line per graded cell, its
+# fields apart by the unit separator (a control character, which a record's values hold escaped).
 declare -A row
-for f in "$tmp"/out/cells/*/result.txt; do
-  student="" lesson="" compiled="" passed="" total="" finding="" cpassed="" ctotal=""
-  while IFS= read -r line; do
-    case ${line%%=*} in
-      student) student=${line#*=} ;; lesson) lesson=${line#*=} ;; compiled) compiled=${line#*=} ;;
-      passed) passed=${line#*=} ;; total) total=${line#*=} ;; finding) finding=${line#*=} ;;
-      course_passed) cpassed=${line#*=} ;; course_total) ctotal=${line#*=} ;;
-    esac
-  done < "$f"
+rows() {
+  PYTHONPATH=$repo python3 -c 'import os, sys
+from grading import cellrecord
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is not None and r.result is not None:
+        x = r.result
+        print("\x1f".join((r.student, r.lesson, x.compiled, x.passed, x.total, x.course_passed, x.course_total, x.finding)))' "$1"
+}
+while IFS=$'\x1f' read -r student lesson compiled passed total cpassed ctotal finding; do
   row["$student|$lesson"]="$compiled|$passed|$total|$cpassed|$ctotal|$finding"
-done
+done < <(rows "$tmp/out/cells")
 n=0
 while IFS=$'\t' read -r student lesson compiled rule pattern; do
   [[ -z $student || $student == \#* ]] && continue
@@ -101,9 +103,14 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
 done < "$here/../attacks/expected.txt"
 # One file handed in by two students (atk13, atk19: hard links): each row's note names the other's
 # main.cu, and similarity.csv lists the pair as the same code.
+notes=$(PYTHONPATH=$repo python3 -c 'import os, sys
+from grading import cellrecord
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is not None:
+        print("%s|%s" % (r.student, r.note))' "$tmp/out/cells")
 for pair in "atk13 honest last|atk19 twin of atk13" "atk19 twin of atk13|atk13 honest last"; do
-  f=$(grep -lx "student=${pair%|*}" "$tmp"/out/cells/*/result.txt | head -n 1)
-  [ -n "$f" ] && grep -qx "note=the same file as ${pair#*|}/06_bank_conflicts/main.cu (hard links: one file under several names)" "$f" ||
+  grep -qxF "${pair%|*}|the same file as ${pair#*|}/06_bank_conflicts/main.cu (hard links: one file under several names)" <<< "$notes" ||
     fail "${pair%|*}'s row does not name ${pair#*|}'s main.cu as the same file"
 done
 grep -q '^06_bank_conflicts,atk13 honest last,atk19 twin of atk13,1.00,' "$tmp/out/similarity.csv" ||
@@ -113,7 +120,7 @@ grep -q '^06_bank_conflicts,atk13 honest last,atk19 twin of atk13,1.00,' "$tmp/o
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
 [ -z "$leaks" ] || fail "a run read a file it must not see: $(grep -h -a -m 1 '^LEAKED' $leaks | head -n 1)"
-grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
+grep -q -a 'TAMPERED' "$tmp"/out/cells/*/cell.json "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
 sleep 1
 if pgrep -x atk_escape > /dev/null; then fail "the escape attack's process outlived its cell"; pkill -KILL -x atk_escape; fi
 range=$(sed -n 's/^Cells ran as user ids \([0-9]*\) to \([0-9]*\)\.$/\1 \2/p' "$tmp/out/cells/run-info.txt")

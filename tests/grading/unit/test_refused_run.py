@@ -11,7 +11,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import cli, gradebook, options, runfolder, sandbox  # noqa: E402
+from grading import cellrecord, cli, gradebook, options, runfolder, sandbox  # noqa: E402
 from grading.exits import Stop  # noqa: E402
 
 LESSONS = {"01_naive_transpose": 2, "06_bank_conflicts": 2}
@@ -59,7 +59,7 @@ class RefusedRun(unittest.TestCase):
         self.assertEqual(status, 1)
         self.before = snapshot(self.out)
         self.assertIn(os.path.join("feedback", "Ada.md"), self.before)
-        self.assertIn(os.path.join("cells", "0004", "result.txt"), self.before)
+        self.assertIn(os.path.join("cells", "0004", "cell.json"), self.before)
 
     def grade(self, *args):
         out, err = io.StringIO(), io.StringIO()
@@ -108,7 +108,7 @@ class RefusedRun(unittest.TestCase):
         after = snapshot(self.out)
         self.assertNotEqual(after, self.before)
         self.assertNotIn("gradebook.csv", after)
-        self.assertNotIn(os.path.join("cells", "0001", "result.txt"), after)
+        self.assertIsNone(cellrecord.read(os.path.join(self.out, "cells", "0004")).result)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import cli, gradebook, regions, similarity  # noqa: E402
+from grading import cellrecord, cli, gradebook, regions, similarity  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "similarity")
@@ -77,8 +77,7 @@ class Pairs(unittest.TestCase):
         self.n += 1
         d = os.path.join(self.cells, "%04d" % self.n)
         os.makedirs(os.path.join(d, "box", "src"))
-        with open(os.path.join(d, "identity.txt"), "w") as f:
-            f.write(gradebook.identity_text(student, lesson))
+        cellrecord.write(d, cellrecord.CellRecord(student, lesson))
         with open(os.path.join(d, "box", "src", "main.cu"), "w") as f:
             f.write(text)
 
