@@ -7,14 +7,17 @@ student, lesson, compiled (yes / no / -), passed and total (the test cases that 
 submission computed), course_passed and course_total (the course's own test cases, which judged
 none: shown apart, never counted), finding (empty when the cell is fully right), performance
 ("met/judged" rules of its rubric, "off" or "not measured"; absent in a cell graded before the
-performance evidence existed: off) and performance_short (the first shortfall's words).
+performance evidence existed: off), performance_short (the first shortfall's words), speed_credit
+(0 to 1: the slowest exercise's credit, empty when no speed was judged), speed_ratio (that
+exercise's speed as a share of the solution's) and rules (the other performance rules, met/judged);
+the last three are absent in a cell graded before the speed credit existed.
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
 Markdown file per student). A cell's correctness is passed when it compiled, every counted test
 case passed, at least one was counted, and it has no finding. Its score, a share of its lesson's
-weight: 0 when not passed; else C% + P% x met/judged (--weights C,P, default 80,20), or 100%
-when its performance is off or not measured.
+weight: 0 when not passed; else C% + P% x its performance credit (--weights C,P, default 50,50;
+grading/score.py), or 100% when its performance is off or not measured.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import os
 import re
 from typing import Any, Callable
 
-from . import pipeline
+from . import pipeline, score
 from .names import csv_field, feedback_file_name, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
@@ -30,11 +33,14 @@ HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
           "correctness", "performance", "score", "first performance shortfall"]
 NOTE = ("Checks count the test cases that judged a value the submission computed. The course's own "
         "test cases (they judge none of the submission's values) are shown apart and never count in "
-        "the score. Performance is the share of the lesson rubric's speed and static rules met "
-        "(off: not graded; not measured: no GPU run or no rubric); it counts only in a cell whose "
-        "correctness passed.")
-RESULT_KEYS = ("compiled", "passed", "total", "course_passed", "course_total", "finding", "performance", "performance_short")
-DEFAULT_SPLIT = (80, 20)
+        "the score. Performance is the speed of the lesson's slowest exercise as a share of the course "
+        "solution's, with the speed credit it earns, and the lesson rubric's other rules met (off: not "
+        "graded; not measured: no GPU run or no rubric); it counts only in a cell whose correctness passed.")
+RESULT_KEYS = ("compiled", "passed", "total", "course_passed", "course_total", "finding", "performance", "performance_short",
+               "speed_credit", "speed_ratio", "rules")
+DEFAULT_SPLIT = score.DEFAULT_SPLIT
+cell_score = score.cell_score
+performance_short = score.performance_short
 
 
 class WeightsError(Exception):
@@ -75,7 +81,8 @@ def identity_text(student: str, lesson: str, slice_k: int | None = None) -> str:
 def finish_cell(cell_dir: str, compiled: str, passed: str = "", total: str = "", finding: str = "", course_passed: str = "",
                 course_total: str = "", performance: dict[str, Any] | None = None) -> None:
     """result.txt, whole or not at all: identity.txt, then the result. PERFORMANCE: {"performance":
-    "met/judged" | "off" | "not measured", "short": words} of a cell that ran (None: it did not)."""
+    "met/judged" | "off" | "not measured", "short": words, and where measured "speed_credit",
+    "speed_ratio", "rules_met", "rules_judged"} of a cell that ran (None: it did not)."""
     with open(os.path.join(cell_dir, "identity.txt"), encoding="utf-8", errors="surrogateescape") as f:
         ident = f.read()
     if ident and not ident.endswith("\n"):
@@ -84,6 +91,7 @@ def finish_cell(cell_dir: str, compiled: str, passed: str = "", total: str = "",
     values = {"compiled": compiled, "passed": passed, "total": total, "course_passed": course_passed,
               "course_total": course_total, "finding": finding, "performance": perf.get("performance", ""),
               "performance_short": perf.get("short", "")}
+    values.update(score.record_values(perf))
     write_atomic(os.path.join(cell_dir, "result.txt"),
                  ident + "".join("%s=%s\n" % (k, one_line(values[k])) for k in RESULT_KEYS))
 
@@ -102,30 +110,10 @@ def parse_split(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-_MET = re.compile(r"([0-9]+)/([0-9]+)")
-
-
-def performance_short(rec: dict[str, str]) -> bool:
-    """Whether a cell's performance fell short of a rule (met < judged)."""
-    m = _MET.fullmatch(rec.get("performance", ""))
-    return m is not None and int(m.group(1)) < int(m.group(2))
-
-
-def cell_score(ok: bool, rec: dict[str, str], split: tuple[int, int] = DEFAULT_SPLIT) -> float:
-    """The share of its lesson's weight a cell earns (0 to 1)."""
-    if not ok:
-        return 0.0
-    m = _MET.fullmatch(rec.get("performance", ""))
-    if m is None or int(m.group(2)) == 0:  # off, not measured, or graded before the evidence existed
-        return 1.0
-    met, judged = min(int(m.group(1)), int(m.group(2))), int(m.group(2))
-    return (split[0] + split[1] * met / judged) / 100.0
-
-
 def performance_column(compiled: str, graded: bool, rec: dict[str, str]) -> str:
     if not graded or compiled != "yes":
         return "-"
-    return rec.get("performance", "") or "off"
+    return score.performance_words(rec)
 
 
 def percent(x: float) -> str:
@@ -225,12 +213,12 @@ class _Book:
             if not finding:  # never a blank failure
                 finding = "%s of %s test cases passed" % (passed or "0", total or "0")
         st = self.students.setdefault(student, {"score": 0.0, "passed": [], "failed": [], "rows": []})
-        score = cell_score(ok, rec if graded else {}, self.split)
-        extra = ("passed" if ok else "not passed", performance_column(compiled, graded, rec), percent(score),
+        earned = cell_score(ok, rec if graded else {}, self.split)
+        extra = ("passed" if ok else "not passed", performance_column(compiled, graded, rec), percent(earned),
                  rec.get("performance_short", "") if graded else "")
         if lesson in self.lessons:
             if ok:
-                st["score"] += self.weight(lesson) * score
+                st["score"] += self.weight(lesson) * earned
                 st["passed"].append(lesson)
             else:
                 st["failed"].append(lesson)
@@ -258,8 +246,9 @@ class _Book:
 def _feedback_text(student: str, st: dict[str, Any], missing: list[str], max_score: float, split: tuple[int, int]) -> str:
     text = ["# Feedback for %s" % md_field(student), "",
             "Score: %s of %s (a lesson counts when it compiled, passed every counted test case (at least one) and had no finding; "
-            "then it scores its weight times the row's score: %d%% for correctness plus %d%% times the share of its performance rules met, "
-            "or all of it where performance was off or not measured)."
+            "then it scores its weight times the row's score: %d%% for correctness plus %d%% times its performance credit "
+            "(nine tenths for the speed of its slowest exercise against the course solution's, one tenth for the other "
+            "performance rules met), or all of it where performance was off or not measured)."
             % (num(st["score"]), num(max_score), split[0], split[1]), "",
             "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
             "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",

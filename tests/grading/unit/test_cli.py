@@ -102,7 +102,7 @@ class Evidence(unittest.TestCase):
 
     def test_split_and_switches_parse(self):
         o = options.parse(["x"])
-        self.assertEqual((o.split, o.memcheck, o.performance), ((80, 20), True, True))
+        self.assertEqual((o.split, o.memcheck, o.performance), ((50, 50), True, True))
         o = options.parse(["--weights", "70,30", "--no-memcheck", "--no-performance", "x"])
         self.assertEqual((o.split, o.split_given, o.memcheck, o.performance), ((70, 30), "70,30", False, False))
         self.assertEqual(o.passed_on, ["--no-memcheck", "--no-performance"])
@@ -155,7 +155,9 @@ class Evidence(unittest.TestCase):
         self.assertEqual(gradebook.cell_score(True, {}), 1.0)
         for perf in ("off", "not measured", "0/0", "", "junk"):
             self.assertEqual(gradebook.cell_score(True, {"performance": perf}), 1.0)
-        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4"}), 0.85)
+        # a cell graded before the speed credit existed (no speed_credit key): C% + P% x rules met, as then
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4"}, (80, 20)), 0.85)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4"}), 0.625)  # the default, 50,50
         self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "0/4"}, (60, 40)), 0.6)
         self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "9/4"}), 1.0)  # never above all of it
         self.assertTrue(gradebook.performance_short({"performance": "3/4"}))
