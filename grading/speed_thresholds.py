@@ -50,9 +50,9 @@ ZERO = 0.4
 MIN_ROUNDS = 3
 
 
-def _gpu(path: str) -> str:
-    """The GPU group of a file: its folder under results/ (results/h100/... -> h100)."""
-    parts = os.path.relpath(path, ROOT).split(os.sep)
+def _gpu(path: str, root: str) -> str:
+    """The GPU group of a file: its folder under ROOT/results/ (results/h100/... -> h100)."""
+    parts = os.path.relpath(path, root).split(os.sep)
     return parts[1] if len(parts) > 2 and parts[0] == "results" else "?"
 
 
@@ -103,7 +103,7 @@ def read_rounds(sources: list[str], root: str = ROOT) -> dict[tuple[str, str], l
                 continue
             seen_files.add(content)
             for exercise, ms, cms in _rounds_of(path):
-                key = (_gpu(path), exercise, ms, cms)
+                key = (_gpu(path, root), exercise, ms, cms)
                 if key not in seen:
                     seen.add(key)
                     out.setdefault(key[:2], []).append(cms / ms)
@@ -151,7 +151,7 @@ def rewrite(text: str, rows: list[dict]) -> str:
     for rule in json.loads(text).get("speed", []):
         r = by[rule["exercise"]]
         pattern = re.compile(r'(\{"exercise": "%s", "min_ratio": [0-9.]+)(, "full": [0-9.]+, "zero": [0-9.]+)?' % re.escape(rule["exercise"]))
-        text, n = pattern.subn(lambda m: '%s, "full": %s, "zero": %s' % (m.group(1), r["full"], r["zero"]), text)
+        text, n = pattern.subn(r'\1, "full": %s, "zero": %s' % (r["full"], r["zero"]), text)
         if n != 1:
             raise ValueError('speed rule %s: expected one {"exercise": "%s", "min_ratio": ...} to write into' % (rule["exercise"], rule["exercise"]))
     return text
