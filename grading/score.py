@@ -80,10 +80,10 @@ def performance_short(rec: dict[str, str]) -> bool:
 
 
 def performance_words(rec: dict[str, str]) -> str:
-    """The gradebook's performance column of a graded cell that compiled: "speed 62% (credit 42%),
+    """The gradebook's performance column of a graded cell that compiled: "speed 62% (credit 42%);
     rules 3/4", "off", "not measured", or met/judged for a cell graded before the speed credit."""
     perf = rec.get("performance", "") or "off"
-    if "speed_credit" not in rec and "rules" not in rec or perf in ("off", "not measured"):
+    if ("speed_credit" not in rec and "rules" not in rec) or perf in ("off", "not measured"):
         return perf
     parts = []
     speed = _credit(rec.get("speed_credit", ""))
@@ -93,7 +93,7 @@ def performance_words(rec: dict[str, str]) -> str:
                                                "%.0f%%" % (100 * speed)))
     if _share(rec.get("rules", "")) is not None:
         parts.append("rules %s" % rec["rules"])
-    return ", ".join(parts) or perf
+    return "; ".join(parts) or perf
 
 
 def _credit_ratio(text: str) -> float | None:

@@ -4,8 +4,10 @@
 # of commas, quotes and spaces in names; a leading - quoted against spreadsheet formulas; the
 # course's own test cases in columns of their own) and Markdown (escaped pipes, backslashes,
 # markup), print the Markdown, and exit 1 when a cell did not pass, 0 when all did, 1 when there
-# are no cells. The last four columns: correctness, performance (met/judged, off, not measured),
-# the cell's score (--weights C,P, default 80,20) and the first performance shortfall.
+# are no cells. The last four columns: correctness, performance (the slowest exercise's speed with
+# its credit and the other rules met/judged; off; not measured; met/judged in a cell graded before
+# the speed credit existed), the cell's score (--weights C,P, default 50,50) and the first
+# performance shortfall.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 grade=$here/../../../scripts/grade.sh
@@ -33,18 +35,24 @@ grep -qxF '|  spaced, piped \| back\\slash  | 04_reduction | yes | 0 | 14 | cras
   fail "pipes, backslashes and markup are not escaped in the Markdown table"
 grep -q "^'-Zoë missing barrier,02_shared_transpose," "$csv" || fail "a name starting with - is not quoted against spreadsheet formulas"
 grep -q '^Ada Lovelace,01_naive_transpose,yes,5,5,,3,3,' "$csv" || fail "the course's own test cases are not in columns of their own"
-# correctness, performance, score and the first shortfall: a passed cell with 4 of 5 performance
-# rules met scores 80% + 20% x 4/5 = 96%; not measured (no GPU run) scores all of it; a cell that
+# correctness, performance, score and the first shortfall: a passed cell at 52% of the solution's
+# speed (speed credit 0.2308) with its 4 other rules met scores 50% + 50% x (0.9 x 0.2308 + 0.1 x 4/4)
+# = 65%; not measured (no GPU run) scores all of it; a cell that
 # did not pass scores 0 whatever its performance (Kim: 5/5); a shortfall starting with = is quoted
 # against spreadsheet formulas, and its pipe and markup are escaped in the Markdown.
-grep -qxF "Ada Lovelace,02_shared_transpose,yes,7,7,,,,passed,4/5,96%,\"'=02.tiled: correct, but 52% | of the solution's *speed*\"" "$csv" ||
+grep -qxF "Ada Lovelace,02_shared_transpose,yes,7,7,,,,passed,speed 52% (credit 23%); rules 4/4,65%,\"'=02.tiled: correct, but 52% | of the solution's *speed*\"" "$csv" ||
   fail "the performance columns of a passed cell with a shortfall are not as expected: $(grep '^Ada Lovelace,02' "$csv")"
-grep -qF "| passed | 4/5 | 96% | =02.tiled: correct, but 52% \| of the solution's \*speed\* |" "$md" || fail "the shortfall is not escaped in the Markdown"
+grep -qF "| passed | speed 52% (credit 23%); rules 4/4 | 65% | =02.tiled: correct, but 52% \| of the solution's \*speed\* |" "$md" || fail "the shortfall is not escaped in the Markdown"
 grep -q '^Ada Lovelace,01_naive_transpose,.*,passed,not measured,100%,$' "$csv" || fail "not measured should score all of a passed cell"
 grep -q '^Kim out of bounds,02_shared_transpose,.*,not passed,5/5,0%,$' "$csv" || fail "a cell that did not pass must score 0 whatever its performance"
 grep -q '^Lin does not compile,02_shared_transpose,no,.*,not passed,-,0%,$' "$csv" || fail "a cell that did not compile has no performance"
-"$grade" --gradebook-from "$here/canned/mixed" --out "$tmp/split" --weights 50,50 > /dev/null 2>&1
-grep -q '^Ada Lovelace,02_shared_transpose,.*,passed,4/5,90%,' "$tmp/split/gradebook.csv" || fail "--weights 50,50: 50% + 50% x 4/5 is 90%"
+"$grade" --gradebook-from "$here/canned/mixed" --out "$tmp/split" --weights 80,20 > /dev/null 2>&1
+grep -q '^Ada Lovelace,02_shared_transpose,.*,passed,speed 52% (credit 23%); rules 4/4,86%,' "$tmp/split/gradebook.csv" ||
+  fail "--weights 80,20: 80% + 20% x (0.9 x 0.2308 + 0.1) is 86%"
+# a cell graded before the speed credit existed (no speed_credit key) scores its rules met, as then
+mkdir -p "$tmp/old/0001" && grep -v '^speed_\|^rules=' "$here/canned/mixed/0003/result.txt" > "$tmp/old/0001/result.txt"
+"$grade" --gradebook-from "$tmp/old" --out "$tmp/old-out" > /dev/null 2>&1
+grep -q '^Ada Lovelace,02_shared_transpose,.*,passed,4/5,90%,' "$tmp/old-out/gradebook.csv" || fail "an older cell: 50% + 50% x 4/5 is 90%"
 [ "$(grep -c '' "$csv")" -eq 12 ] || fail "gradebook.csv should have a header and 11 rows"
 
 mkdir -p "$tmp/none"

@@ -235,7 +235,7 @@ class Weights(unittest.TestCase):
         self.assertEqual(score.cell_score(True, rec, (100, 0)), 1.0)
         self.assertAlmostEqual(score.cell_score(True, rec, (0, 100)), 0.5)
         self.assertEqual(score.cell_score(False, rec), 0.0)
-        self.assertEqual(score.performance_words(rec), "speed 66% (credit 50%), rules 2/4")
+        self.assertEqual(score.performance_words(rec), "speed 66% (credit 50%); rules 2/4")
         for junk in ("nan", "-1", "2", "x", ""):
             self.assertEqual(score.performance_credit(dict(rec, speed_credit=junk)), 0.5, junk)  # rules alone
         # a cell graded before the speed credit: its rules met, as then
