@@ -8,6 +8,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -314,6 +315,50 @@ class Thresholds(unittest.TestCase):
                          {"03.tile": 0.87, "04.tree": 0.91})
         with open(os.path.join(REPO, "results", "h100", "evidence", "speed_thresholds.txt"), encoding="utf-8") as f:
             self.assertEqual(f.read(), speed_thresholds.render(rows, speed_thresholds.SOURCES))
+
+
+class ScoreClass(unittest.TestCase):
+    """scripts/make_score_class.sh: the GPU class it writes, and --check on a gradebook."""
+    SCRIPT = os.path.join(REPO, "scripts", "make_score_class.sh")
+
+    def test_the_class_and_the_check(self):
+        tmp = tempfile.mkdtemp()
+        try:
+            cls = os.path.join(tmp, "class")
+            r = subprocess.run(["bash", self.SCRIPT, cls], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            cells = sorted(os.path.relpath(os.path.join(d, f), cls) for d, _, fs in os.walk(cls) for f in fs)
+            self.assertEqual(len(cells), 22)
+            self.assertTrue(all(c.endswith("/main.cu") for c in cells))
+            for c in cells:
+                student, lesson = c.split("/")[:2]
+                with open(os.path.join(REPO, "lessons", lesson, "main.cu"), encoding="utf-8") as f:
+                    own = f.read()
+                with open(os.path.join(cls, c), encoding="utf-8") as f:
+                    theirs = f.read()
+                self.assertEqual(own == theirs, student == "solution", c)
+            with open(os.path.join(cls, "naive-in-tiled", "03_dynamic_shared", "main.cu"), encoding="utf-8") as f:
+                self.assertNotIn("extern __shared__ float tile[];  // blockDim.x rows", f.read().split("transpose_dynamic_tile(")[0])
+            r = subprocess.run(["bash", self.SCRIPT, cls], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2)  # never into a folder that holds something
+            self.assertIn("not empty", r.stderr)
+            # --check on a gradebook of those rows: as they must be, then one that is not
+            out = os.path.join(tmp, "out")
+            os.makedirs(out)
+            scores = {"solution": "100%", "near-solution": "98%", "naive-in-tiled": "55%", "naive-in-tiled-2": "55%",
+                      "other-coalescing": "55%", "other-coalescing-2": "55%"}
+            rows = [[c.split("/")[0], c.split("/")[1], scores.get(c.split("/")[0], "80%")] for c in cells]
+            for bad, rc in ((None, 0), ("near-solution", 1), ("naive-in-tiled-2", 1)):
+                with open(os.path.join(out, "gradebook.csv"), "w", newline="", encoding="utf-8") as f:
+                    w = csv.writer(f)
+                    w.writerow(["student", "lesson", "first failure or sanitizer finding", "performance", "score"])
+                    for s, lesson, sc in rows:
+                        w.writerow([s, lesson, "", "", "96%" if s == bad else sc])
+                r = subprocess.run(["bash", self.SCRIPT, "--check", out], capture_output=True, text=True)
+                self.assertEqual(r.returncode, rc, r.stdout + r.stderr)
+                self.assertIn("22 rows, %d as they must be" % (22 - sum(1 for row in rows if row[0] == bad)), r.stdout)
+        finally:
+            shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":
