@@ -1,16 +1,15 @@
 """Cell results and the gradebook.
 
-A cell folder (OUT/cells/NNNN) holds identity.txt (student, lesson, and for a Slurm plan its slice)
-from the start and result.txt once graded: one key=value per line, every value on one line
-(names as names.display_name shows them; findings with control characters escaped). Keys:
-student, lesson, compiled (yes / no / -), passed and total (the test cases that judged a value the
-submission computed), course_passed and course_total (the course's own test cases, which judged
-none: shown apart, never counted), finding (empty when the cell is fully right), performance
-("met/judged" rules of its rubric, "off" or "not measured"; absent in a cell graded before the
-performance evidence existed: off), performance_short (the first shortfall's words), speed_credit
-(0 to 1: the slowest exercise's credit, empty when no speed was judged), speed_ratio (that
-exercise's speed as a share of the solution's) and rules (the other performance rules, met/judged);
-the last three are absent in a cell graded before the speed credit existed.
+A cell folder (OUT/cells/NNNN) holds its record, cell.json (grading/cellrecord.py): who the cell
+is from the start and its result once graded, every value on one line (names as
+names.display_name shows them; findings with control characters escaped). The result's fields:
+compiled (yes / no / -), passed and total (the test cases that judged a value the submission
+computed), course_passed and course_total (the course's own test cases, which judged none: shown
+apart, never counted), finding (empty when the cell is fully right), performance ("met/judged"
+rules of its rubric, "off" or "not measured"; empty: off), performance_short (the first
+shortfall's words), speed_credit (0 to 1: the slowest exercise's speed credit, empty when no speed
+was judged), speed_ratio (that exercise's speed as a share of the solution's) and rules (the other
+performance rules, met/judged).
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
@@ -25,7 +24,7 @@ import os
 import re
 from typing import Any, Callable
 
-from . import pipeline, score
+from . import cellrecord, pipeline, score
 from .names import csv_field, feedback_file_name, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
@@ -36,8 +35,6 @@ NOTE = ("Checks count the test cases that judged a value the submission computed
         "the score. Performance is the speed of the lesson's slowest exercise as a share of the course "
         "solution's, with the speed credit it earns, and the lesson rubric's other rules met (off: not "
         "graded; not measured: no GPU run or no rubric); it counts only in a cell whose correctness passed.")
-RESULT_KEYS = ("compiled", "passed", "total", "course_passed", "course_total", "finding", "performance", "performance_short",
-               "speed_credit", "speed_ratio", "rules")
 DEFAULT_SPLIT = score.DEFAULT_SPLIT
 cell_score = score.cell_score
 performance_short = score.performance_short
@@ -51,18 +48,6 @@ def one_line(value: object) -> str:
     return visible(str(value)).replace("\n", " ")
 
 
-def read_record(path: str) -> dict[str, str]:
-    """key=value lines -> dict (the last of a key wins); unknown keys are kept."""
-    rec = {}
-    with open(path, "rb") as f:
-        data = f.read(1 << 20)
-    for line in data.decode("utf-8", "surrogateescape").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            rec[key] = value
-    return rec
-
-
 def write_atomic(path: str, text: str) -> None:
     """PATH holds TEXT whole, or what it held before (written beside it, then renamed)."""
     tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
@@ -71,29 +56,17 @@ def write_atomic(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def identity_text(student: str, lesson: str, slice_k: int | None = None) -> str:
-    text = "student=%s\nlesson=%s\n" % (one_line(student), one_line(lesson))
-    if slice_k is not None:
-        text += "slice=%d\n" % slice_k
-    return text
-
-
 def finish_cell(cell_dir: str, compiled: str, passed: str = "", total: str = "", finding: str = "", course_passed: str = "",
                 course_total: str = "", performance: dict[str, Any] | None = None) -> None:
-    """result.txt, whole or not at all: identity.txt, then the result. PERFORMANCE: {"performance":
+    """The cell's result, in its record (whole or not at all). PERFORMANCE: {"performance":
     "met/judged" | "off" | "not measured", "short": words, and where measured "speed_credit",
     "speed_ratio", "rules_met", "rules_judged"} of a cell that ran (None: it did not)."""
-    with open(os.path.join(cell_dir, "identity.txt"), encoding="utf-8", errors="surrogateescape") as f:
-        ident = f.read()
-    if ident and not ident.endswith("\n"):
-        ident += "\n"
     perf = performance or {}
-    values = {"compiled": compiled, "passed": passed, "total": total, "course_passed": course_passed,
-              "course_total": course_total, "finding": finding, "performance": perf.get("performance", ""),
-              "performance_short": perf.get("short", "")}
-    values.update(score.record_values(perf))
-    write_atomic(os.path.join(cell_dir, "result.txt"),
-                 ident + "".join("%s=%s\n" % (k, one_line(values[k])) for k in RESULT_KEYS))
+    extra = score.record_values(perf)
+    result = cellrecord.Result(*(one_line(v) for v in (compiled, passed, total, course_passed, course_total, finding,
+                                                      perf.get("performance", ""), perf.get("short", ""),
+                                                      extra["speed_credit"], extra["speed_ratio"], extra["rules"])))
+    cellrecord.update(cell_dir, result=result)
 
 
 def is_pass(compiled: str, passed: str, total: str, finding: str) -> bool:
@@ -190,13 +163,10 @@ class _Book:
         self.ncells = self.npassed = self.nungraded = 0
         self.failed = False
 
-    def add(self, cells: str, d: str) -> None:
-        """The row of cell folder D (none when it holds neither a result nor an identity)."""
-        graded = os.path.isfile(os.path.join(d, "result.txt"))
-        f = os.path.join(d, "result.txt" if graded else "identity.txt")
-        if not os.path.isfile(f):
-            return
-        rec = read_record(f)
+    def add(self, cells: str, record: cellrecord.CellRecord) -> None:
+        """The row of a cell's RECORD."""
+        graded = record.result is not None
+        rec = record.fields()
         student, lesson = rec.get("student", ""), rec.get("lesson", "")
         compiled, passed, total = rec.get("compiled", ""), rec.get("passed", ""), rec.get("total", "")
         finding = rec.get("finding", "")
@@ -287,19 +257,22 @@ def _scores(book: _Book, feedback: str, lessons: dict[str, int], weight: Callabl
 def write_gradebook(cells: str, outdir: str, lessons: dict[str, int], weights: dict[str, str] | None = None, me: str = "grade.sh",
                     split: tuple[int, int] = DEFAULT_SPLIT) -> tuple[int, str, str | None]:
     """Writes OUTDIR/gradebook.csv and .md, OUTDIR/scores.csv and OUTDIR/feedback/ from the cell
-    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown).
+    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown,
+    what to say on stderr). A cell record it cannot read: cellrecord.RecordError, nothing written.
     SPLIT: --weights C,P. The exit status is correctness alone: a performance shortfall is not a failure."""
     weights = weights or {}
     weight = lambda l: float(weights.get(l, "1"))
-    os.makedirs(outdir, exist_ok=True)
-    feedback = _fresh_feedback(outdir)
-    book = _Book(lessons, weight, split)
     try:
         entries = sorted(e for e in os.listdir(cells) if os.path.isdir(os.path.join(cells, e)))
     except OSError:
         entries = []
-    for e in entries:
-        book.add(cells, os.path.join(cells, e))
+    records = [cellrecord.read(os.path.join(cells, e)) for e in entries]  # (each read before anything is written)
+    os.makedirs(outdir, exist_ok=True)
+    feedback = _fresh_feedback(outdir)
+    book = _Book(lessons, weight, split)
+    for record in records:
+        if record is not None:
+            book.add(cells, record)
     book.close(cells)
     scores = _scores(book, feedback, lessons, weight, split)
     for name, lines in (("gradebook.csv", book.csv), ("gradebook.md", book.md), ("scores.csv", scores)):
@@ -307,5 +280,5 @@ def write_gradebook(cells: str, outdir: str, lessons: dict[str, int], weights: d
             f.write("\n".join(lines) + "\n")
     md = "\n".join(book.md) + "\n"
     if book.ncells == 0:
-        return 1, md, "%s: no cell results (*/result.txt) in %s" % (me, visible(cells))
+        return 1, md, "%s: no cell records (*/cell.json) in %s" % (me, visible(cells))
     return (1 if book.failed else 0), md, None

@@ -1,4 +1,5 @@
-"""A cell's score: the share of its lesson's weight it earns, from what its result.txt records.
+"""A cell's score: the share of its lesson's weight it earns, from its record's result
+(grading/cellrecord.py: speed_credit, speed_ratio, rules).
 
 0 when its correctness did not pass. Else, with `--weights C,P` (default 50,50):
 
@@ -13,9 +14,7 @@ The performance credit (0 to 1) has two parts:
 - the other performance rules (the rest, 1 tenth): the share of the rubric's static facts (and
   counters) met.
 A part with nothing judged is left out and the other part takes its share; with neither (no GPU
-run, `--no-performance`, no rubric), the cell earns all of it, as before the evidence existed. A
-cell graded before the speed credit existed (no `speed_credit` key) scores C% + P% x the share of
-all its performance rules met, as it did then.
+run, `--no-performance`, no rubric), the cell earns all of it, as before the evidence existed.
 
 With the default 50,50 and a lesson whose rubric's speed rule has full 0.92 and zero 0.4, a correct
 submission at 90% of the solution's speed scores 98%, at 50% 64%, at 20% 55% (static rules met).
@@ -50,8 +49,6 @@ def _credit(text: str) -> float | None:
 
 def performance_credit(rec: dict[str, str]) -> float | None:
     """The cell's performance credit (0 to 1), None when nothing was measured."""
-    if "speed_credit" not in rec and "rules" not in rec:  # graded before the speed credit existed
-        return _share(rec.get("performance", ""))
     speed, rules = _credit(rec.get("speed_credit", "")), _share(rec.get("rules", ""))
     if speed is None and rules is None:
         return None
@@ -81,9 +78,9 @@ def performance_short(rec: dict[str, str]) -> bool:
 
 def performance_words(rec: dict[str, str]) -> str:
     """The gradebook's performance column of a graded cell that compiled: "speed 62% (credit 42%);
-    rules 3/4", "off", "not measured", or met/judged for a cell graded before the speed credit."""
+    rules 3/4", "off" or "not measured" (a record with neither part: its met/judged)."""
     perf = rec.get("performance", "") or "off"
-    if ("speed_credit" not in rec and "rules" not in rec) or perf in ("off", "not measured"):
+    if perf in ("off", "not measured"):
         return perf
     parts = []
     speed = _credit(rec.get("speed_credit", ""))
@@ -105,7 +102,7 @@ def _credit_ratio(text: str) -> float | None:
 
 
 def record_values(perf: dict) -> dict[str, str]:
-    """result.txt's speed_credit, speed_ratio and rules from a cell's performance (cell_evidence's
+    """The result's speed_credit, speed_ratio and rules from a cell's performance (cell_evidence's
     dict); empty where not measured."""
     def num(v: object) -> str:
         return "%.4f" % v if isinstance(v, (int, float)) and math.isfinite(v) else ""

@@ -4,9 +4,9 @@
 # of commas, quotes and spaces in names; a leading - quoted against spreadsheet formulas; the
 # course's own test cases in columns of their own) and Markdown (escaped pipes, backslashes,
 # markup), print the Markdown, and exit 1 when a cell did not pass, 0 when all did, 1 when there
-# are no cells. The last four columns: correctness, performance (the slowest exercise's speed with
-# its credit and the other rules met/judged; off; not measured; met/judged in a cell graded before
-# the speed credit existed), the cell's score (--weights C,P, default 50,50) and the first
+# are no cells (2, naming the cell, when a cell record cannot be read). The last four columns:
+# correctness, performance (the slowest exercise's speed with its credit and the other rules
+# met/judged; off; not measured), the cell's score (--weights C,P, default 50,50) and the first
 # performance shortfall.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
@@ -49,11 +49,23 @@ grep -q '^Lin does not compile,02_shared_transpose,no,.*,not passed,-,0%,$' "$cs
 "$grade" --gradebook-from "$here/canned/mixed" --out "$tmp/split" --weights 80,20 > /dev/null 2>&1
 grep -q '^Ada Lovelace,02_shared_transpose,.*,passed,speed 52% (credit 23%); rules 4/4,86%,' "$tmp/split/gradebook.csv" ||
   fail "--weights 80,20: 80% + 20% x (0.9 x 0.2308 + 0.1) is 86%"
-# a cell graded before the speed credit existed (no speed_credit key) scores its rules met, as then
-mkdir -p "$tmp/old/0001" && grep -v '^speed_\|^rules=' "$here/canned/mixed/0003/result.txt" > "$tmp/old/0001/result.txt"
-"$grade" --gradebook-from "$tmp/old" --out "$tmp/old-out" > /dev/null 2>&1
-grep -q '^Ada Lovelace,02_shared_transpose,.*,passed,4/5,90%,' "$tmp/old-out/gradebook.csv" || fail "an older cell: 50% + 50% x 4/5 is 90%"
 [ "$(grep -c '' "$csv")" -eq 12 ] || fail "gradebook.csv should have a header and 11 rows"
+
+# A cell record the grader cannot read (malformed, of another version, or a cell folder of an
+# earlier grader: result.txt, no cell.json) is refused: exit 2, the cell named, no gradebook written.
+for bad in malformed version legacy; do
+  cp -r "$here/canned/all_passed" "$tmp/bad-$bad"
+  case $bad in
+    malformed) printf '{"version": 2, "student": ' > "$tmp/bad-$bad/0002/cell.json" ;;
+    version) sed -i 's/"version": 2,/"version": 1,/' "$tmp/bad-$bad/0002/cell.json" ;;  # (1: before the speed credit)
+    legacy) rm "$tmp/bad-$bad/0002/cell.json"; printf 'student=Ada\nlesson=01_naive_transpose\ncompiled=yes\n' > "$tmp/bad-$bad/0002/result.txt" ;;
+  esac
+  "$grade" --gradebook-from "$tmp/bad-$bad" --out "$tmp/bad-$bad-out" > "$tmp/bad.stdout" 2> "$tmp/bad.stderr"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "bad-$bad/0002" "$tmp/bad.stderr" && [ "$(grep -c '' "$tmp/bad.stderr")" -eq 1 ] ||
+    fail "a $bad cell record: exit $rc, expected 2 and one line naming the cell: $(cat "$tmp/bad.stderr")"
+  [ ! -e "$tmp/bad-$bad-out/gradebook.csv" ] || fail "a $bad cell record: a gradebook was written"
+done
 
 mkdir -p "$tmp/none"
 "$grade" --gradebook-from "$tmp/none" --out "$tmp/none-out" > "$tmp/none.stdout" 2>&1

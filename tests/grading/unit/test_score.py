@@ -1,7 +1,7 @@
 """The score in which speed counts (grading/score.py, rubric.speed_credit, grading/speed_thresholds.py):
 canned verdicts of every committed rubric's exercises at chosen speed ratios, judged by
-grading/evidence.py, recorded by cell_evidence.performance into a cell's result.txt and scored by the
-gradebook, with the default weights. No GPU: the static facts are the recorded cuobjdump output of
+grading/evidence.py, recorded by cell_evidence.performance into a cell's record (cell.json) and scored
+by the gradebook, with the default weights. No GPU: the static facts are the recorded cuobjdump output of
 tests/evidence/recorded/ (the course's solutions and two lesson 02 mutants)."""
 import csv
 import json
@@ -17,7 +17,7 @@ from types import SimpleNamespace
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, REPO)
-from grading import cell_evidence, evidence, gradebook, rubric, score, speed_thresholds  # noqa: E402
+from grading import cell_evidence, cellrecord, evidence, gradebook, rubric, score, speed_thresholds  # noqa: E402
 
 RECORDED = os.path.join(REPO, "tests", "evidence", "recorded")
 LESSONS = sorted(d for d in os.listdir(os.path.join(REPO, "lessons")) if os.path.isfile(os.path.join(REPO, "lessons", d, "rubric.json")))
@@ -46,7 +46,7 @@ def facts_of(case):
 
 
 class Cells:
-    """Cells graded from canned verdicts, through cell_evidence.performance and result.txt."""
+    """Cells graded from canned verdicts, through cell_evidence.performance and cell.json."""
 
     def __init__(self):
         self.dir = tempfile.mkdtemp()
@@ -57,12 +57,11 @@ class Cells:
 
     def grade(self, lesson, ratios=None, facts_case=None, performance=True, host_only=False, split=score.DEFAULT_SPLIT,
               evidence_list="canned"):
-        """The cell's score (0 to 1) and its result.txt record."""
+        """The cell's score (0 to 1) and its record's fields."""
         self.n += 1
         d = os.path.join(self.dir, "%04d" % self.n)
         os.makedirs(d)
-        with open(os.path.join(d, "identity.txt"), "w") as f:
-            f.write(gradebook.identity_text("student", lesson))
+        cellrecord.write(d, cellrecord.CellRecord("student", lesson))
         rub = load(lesson)
         facts = facts_of(facts_case or lesson[:2] + "_solution")
         o = SimpleNamespace(performance=performance, host_only=host_only)
@@ -71,7 +70,7 @@ class Cells:
         ev_list = verdict_evidence(rub, ratios or {}) if evidence_list == "canned" else evidence_list
         perf = cell_evidence.performance(o, rubrics, cell, SimpleNamespace(evidence=ev_list))
         gradebook.finish_cell(d, "yes", "5", "5", "", performance=perf)
-        rec = gradebook.read_record(os.path.join(d, "result.txt"))
+        rec = cellrecord.read(d).fields()
         return gradebook.cell_score(True, rec, split), rec
 
 
@@ -239,9 +238,9 @@ class Weights(unittest.TestCase):
         self.assertEqual(score.performance_words(rec), "speed 66% (credit 50%); rules 2/4")
         for junk in ("nan", "-1", "2", "x", ""):
             self.assertEqual(score.performance_credit(dict(rec, speed_credit=junk)), 0.5, junk)  # rules alone
-        # a cell graded before the speed credit: its rules met, as then
-        self.assertAlmostEqual(score.cell_score(True, {"performance": "3/5"}), 0.8)
-        self.assertEqual(score.performance_words({"performance": "3/5"}), "3/5")
+        # a record with neither part judged: all of it, and its met/judged shown as it is
+        self.assertEqual(score.cell_score(True, {"performance": "3/5", "speed_credit": "", "rules": ""}), 1.0)
+        self.assertEqual(score.performance_words({"performance": "3/5", "speed_credit": "", "rules": ""}), "3/5")
 
     def test_record_values(self):
         self.assertEqual(score.record_values({}), {"speed_credit": "", "speed_ratio": "", "rules": ""})
