@@ -190,6 +190,52 @@ class TheIssuesNumbers(unittest.TestCase):
         self.assertLessEqual(s, 0.55)
 
 
+class CommittedGpuCells(unittest.TestCase):
+    """The speed evidence of cells graded on an H100 (results/h100/evidence/), scored again by the
+    current rubrics and default weights: the solution in every lesson (cost/on: three students'
+    six lessons, the course's own code) 100%; lesson 02's correct-but-slow mutants (grade-mutants)
+    below 70% and 85%."""
+    EV = os.path.join(REPO, "results", "h100", "evidence")
+
+    @staticmethod
+    def rescore(lesson, speed_evidence, old_rows):
+        result = evidence.judge(load(lesson), speed_evidence, None)
+        static = [r for r in old_rows if r["kind"] == "static" and r["status"] != evidence.NOT_MEASURED]
+        rec = score.record_values({"speed_credit": result["speed_credit"], "speed_ratio": result["speed_ratio"],
+                                   "rules_met": sum(r["status"] == evidence.MET for r in static), "rules_judged": len(static)})
+        return score.cell_score(True, rec), rec
+
+    def test_the_solution_graded_as_a_submission(self):
+        lessons = {lesson[:2]: lesson for lesson in LESSONS}
+        n = 0
+        for name in sorted(os.listdir(os.path.join(self.EV, "cost", "on", "evidence"))):
+            with open(os.path.join(self.EV, "cost", "on", "evidence", name), encoding="utf-8") as f:
+                old = json.load(f)
+            speed = [{"exercise": r["exercise"], "submission": {"ms": r["ms"], "ceiling_ms": r["ceiling_ms"]},
+                      "solution": {"ms": r["solution_ms"], "ceiling_ms": r["solution_ceiling_ms"]}}
+                     for r in old["rules"] if r["kind"] == "speed"]
+            s, rec = self.rescore(lessons[speed[0]["exercise"][:2]], speed, old["rules"])
+            self.assertEqual(s, 1.0, (name, rec))
+            n += 1
+        self.assertEqual(n, 18)
+
+    def test_lesson_02s_slow_mutants(self):
+        want = {"solution": (1.0, 1.0), "redundant-rows": (0.0, 0.85), "no-padding": (0.0, 0.85), "naive-in-tiled": (0.0, 0.70)}
+        seen = set()
+        cells = os.path.join(self.EV, "grade-mutants", "cells")
+        for c in sorted(c for c in os.listdir(cells) if c.isdigit()):
+            with open(os.path.join(cells, c, "result.txt"), encoding="utf-8") as f:  # (a cell of that grader)
+                student = f.read().split("student=")[1].split("\n")[0]
+            with open(os.path.join(cells, c, "evidence.json"), encoding="utf-8") as f:
+                old = json.load(f)
+            s, rec = self.rescore("02_shared_transpose", evidence.read_verdict_evidence(os.path.join(cells, c, "verdict.json")),
+                                  old["rules"])
+            low, high = want[student]
+            self.assertTrue(low <= s <= high if student == "solution" else s < high, (student, s, rec))
+            seen.add(student)
+        self.assertEqual(seen, set(want))
+
+
 class NotMeasured(unittest.TestCase):
     """A cell whose speed was not measured is scored as grading/score.py says: a part with nothing
     judged is left out; with nothing judged at all, all of it."""
