@@ -77,8 +77,8 @@ symbolic link (a link gets a row that says so).
   --jobs N             cells compiled at the same time (default: half the CPU cores); a cell's
                        checks start as soon as it is compiled, while the others compile
   --share N            N cells' checks at the same time on each GPU (default 1). A cell that did
-                       not pass everything (or fell short of a performance rule) is graded again,
-                       alone on its GPU, and that is its grade. Needs root and the sandbox (cells are told apart by their user ids)
+                       not pass everything (or fell short of a performance rule or of full speed
+                       credit) is graded again, alone on its GPU, and that is its grade. Needs root and the sandbox (cells are told apart by their user ids)
   --no-sandbox         grade without bubblewrap (said in the gradebook): a submission can then
                        read and write whatever the instructor can
   --host-only          run the host test cases only, needing no GPU: for testing the grader
