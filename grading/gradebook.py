@@ -11,7 +11,9 @@ performance evidence existed: off) and performance_short (the first shortfall's 
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
-Markdown file per student). A cell's correctness is passed when it compiled, every counted test
+Markdown file per student). Every name it shows goes through names.class_labels (shown_names), so
+that no two students, and no two entries of a student, look alike in any of them, whatever wrote
+the records. A cell's correctness is passed when it compiled, every counted test
 case passed, at least one was counted, and it has no finding. Its score, a share of its lesson's
 weight: 0 when not passed; else C% + P% x met/judged (--weights C,P, default 80,20), or 100%
 when its performance is off or not measured.
@@ -23,7 +25,7 @@ import re
 from typing import Any, Callable
 
 from . import pipeline
-from .names import csv_field, feedback_file_name, md_field, visible
+from .names import class_labels, csv_field, feedback_file_names, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
           "first failure or sanitizer finding", "course test cases passed", "course test cases total",
@@ -189,11 +191,33 @@ def _not_graded(cells: str, rec: dict[str, str]) -> str:
             % (why or "no result: its run was interrupted, or its Slurm task was lost"))
 
 
+def _record(d: str) -> tuple[bool, dict[str, str]] | None:
+    """(graded, the record) of cell folder D: its result, else its identity; None when it has neither."""
+    graded = os.path.isfile(os.path.join(d, "result.txt"))
+    f = os.path.join(d, "result.txt" if graded else "identity.txt")
+    return (graded, read_record(f)) if os.path.isfile(f) else None
+
+
+def shown_names(records: list[dict[str, str]], lessons: dict[str, int]) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """How the gradebook shows the names of RECORDS (names.class_labels: no two alike, whatever
+    wrote the records): {student: shown}, {(student, lesson): shown lesson}, each student's entries
+    kept clear of each other and of the course's lessons."""
+    entries: dict[str, list[str]] = {}
+    for rec in records:
+        entries.setdefault(rec.get("student", ""), []).append(rec.get("lesson", ""))
+    lesson_shown = {}
+    for student, names in entries.items():
+        for lesson, shown in class_labels((n for n in names if n), fixed=lessons).items():
+            lesson_shown[(student, lesson)] = shown
+    return class_labels(entries), lesson_shown
+
+
 class _Book:
     """The gradebook's rows, and each student's, as the cell folders are read in order."""
 
     def __init__(self, lessons: dict[str, int], weight: Callable[[str], float], split: tuple[int, int]) -> None:
         self.lessons, self.weight, self.split = lessons, weight, split
+        self.shown: tuple[dict[str, str], dict[tuple[str, str], str]] = ({}, {})  # shown_names of the cells' records
         self.csv = [",".join(HEADER)]
         self.md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
                    "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
@@ -204,12 +228,13 @@ class _Book:
 
     def add(self, cells: str, d: str) -> None:
         """The row of cell folder D (none when it holds neither a result nor an identity)."""
-        graded = os.path.isfile(os.path.join(d, "result.txt"))
-        f = os.path.join(d, "result.txt" if graded else "identity.txt")
-        if not os.path.isfile(f):
+        found = _record(d)
+        if found is None:
             return
-        rec = read_record(f)
+        graded, rec = found
         student, lesson = rec.get("student", ""), rec.get("lesson", "")
+        shown_lesson = self.shown[1].get((student, lesson), lesson)
+        student = self.shown[0].get(student, student)
         compiled, passed, total = rec.get("compiled", ""), rec.get("passed", ""), rec.get("total", "")
         finding = rec.get("finding", "")
         if not graded:
@@ -235,10 +260,10 @@ class _Book:
             else:
                 st["failed"].append(lesson)
         cp, ct = (rec.get("course_passed", ""), rec.get("course_total", "")) if graded else ("", "")
-        self.csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct) + extra))
+        self.csv.append(",".join(csv_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, cp, ct) + extra))
         course = _course_column(rec) if graded else ""
-        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course) + extra))
-        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course) + extra))
+        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, course) + extra))
+        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (shown_lesson, compiled, passed, total, finding, course) + extra))
 
     def close(self, cells: str) -> None:
         """The Markdown's closing lines: the counts, the note and run-info.txt."""
@@ -276,12 +301,9 @@ def _scores(book: _Book, feedback: str, lessons: dict[str, int], weight: Callabl
     """scores.csv's lines; each student's feedback file written into FEEDBACK."""
     max_score = sum(weight(l) for l in lessons)
     scores = ["student,score,max score,comment"]
-    used = set()
+    files = feedback_file_names(book.students)
     for student, st in book.students.items():
-        fb = feedback_file_name(student)
-        while fb in used:  # (two shown names are never equal; two file names could be, cut)
-            fb = fb[:-3] + "+.md"
-        used.add(fb)
+        fb = files[student]
         missing = [l for l in lessons if weight(l) != 0 and l not in st["passed"] and l not in st["failed"]]
         comment = "passed: " + (" ".join(st["passed"]) or "none")
         if st["failed"]:
@@ -309,8 +331,10 @@ def write_gradebook(cells: str, outdir: str, lessons: dict[str, int], weights: d
         entries = sorted(e for e in os.listdir(cells) if os.path.isdir(os.path.join(cells, e)))
     except OSError:
         entries = []
-    for e in entries:
-        book.add(cells, os.path.join(cells, e))
+    dirs = [os.path.join(cells, e) for e in entries]
+    book.shown = shown_names([found[1] for found in map(_record, dirs) if found], lessons)
+    for d in dirs:
+        book.add(cells, d)
     book.close(cells)
     scores = _scores(book, feedback, lessons, weight, split)
     for name, lines in (("gradebook.csv", book.csv), ("gradebook.md", book.md), ("scores.csv", scores)):
