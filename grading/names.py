@@ -250,10 +250,13 @@ def _clusters(text: str) -> list[str]:
 
 
 def _marked(name: str) -> str:
-    """NAME followed by the code points of its characters that are not plain ASCII, or that TR39
-    takes for another ("1" for "l"): "José [U+00E9]"; NAME alone when it has none."""
+    """NAME followed by the code points of its characters that are not ASCII ("José [U+00E9]"), or
+    in an ASCII name those that TR39 takes for others ("m [U+006D]", like "rn"); NAME alone when it
+    has none."""
     confusable = tables()[0]
-    listed = [cl for cl in _clusters(name) if any(not " " <= c <= "~" or c in confusable for c in cl)]
+    clusters = _clusters(name)
+    listed = [cl for cl in clusters if any(not " " <= c <= "~" for c in cl)]
+    listed = listed or [cl for cl in clusters if cl in confusable]
     if not listed:
         return name
     points = " ".join("U+%04X" % ord(c) for cl in listed[:MARKED_CLUSTERS] for c in cl)

@@ -5,7 +5,8 @@
 # course's own test cases in columns of their own) and Markdown (escaped pipes, backslashes,
 # markup), print the Markdown, and exit 1 when a cell did not pass, 0 when all did, 1 when there
 # are no cells. The last four columns: correctness, performance (met/judged, off, not measured),
-# the cell's score (--weights C,P, default 80,20) and the first performance shortfall.
+# the cell's score (--weights C,P, default 80,20) and the first performance shortfall. Names that
+# look alike (canned/lookalikes) are shown apart in every output.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 grade=$here/../../../scripts/grade.sh
@@ -14,7 +15,7 @@ trap 'rm -rf -- "$tmp"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-for case in mixed:1 all_passed:0; do
+for case in mixed:1 all_passed:0 lookalikes:1; do
   name=${case%:*} want=${case#*:}
   "$grade" --gradebook-from "$here/canned/$name" --out "$tmp/$name" > "$tmp/$name.stdout" 2>&1
   rc=$?
@@ -46,6 +47,21 @@ grep -q '^Lin does not compile,02_shared_transpose,no,.*,not passed,-,0%,$' "$cs
 "$grade" --gradebook-from "$here/canned/mixed" --out "$tmp/split" --weights 50,50 > /dev/null 2>&1
 grep -q '^Ada Lovelace,02_shared_transpose,.*,passed,4/5,90%,' "$tmp/split/gradebook.csv" || fail "--weights 50,50: 50% + 50% x 4/5 is 90%"
 [ "$(grep -c '' "$csv")" -eq 12 ] || fail "gradebook.csv should have a header and 11 rows"
+
+# Names that look alike (canned/lookalikes: records that hold them as they are, as an older grader
+# or a hand wrote them): NFC and NFD "José", Latin and Cyrillic "Ada", "Bob" beside "Bob " and
+# "Bob" followed by U+3164 HANGUL FILLER or a no-break space, "m" and "rn" (alike to Unicode TR39),
+# and a stray entry named like a lesson. Each is shown apart in the gradebook (above), in
+# scores.csv and in the feedback files' names; a name that looks like no other stays as it is.
+lk=$tmp/lookalikes
+diff -u "$here/expected/lookalikes.scores.csv" "$lk/scores.csv" || fail "lookalikes: scores.csv differs from expected/lookalikes.scores.csv"
+(cd "$lk/feedback" && LC_ALL=C ls) | diff -u "$here/expected/lookalikes.feedback.txt" - || fail "lookalikes: the feedback files are not the expected ones"
+grep -qxF $'Jose\xcc\x81 [U+0065 U+0301],01_naive_transpose,yes,5,5,,,,passed,off,100%,' "$lk/gradebook.csv" &&
+  grep -qxF $'Jos\xc3\xa9 [U+00E9],01_naive_transpose,yes,5,5,,,,passed,off,100%,' "$lk/gradebook.csv" || fail "lookalikes: the NFC and NFD José are not marked with their code points"
+grep -q '^Ada,01_naive_transpose,' "$lk/gradebook.csv" && grep -q '^Bob,01_naive_transpose,' "$lk/gradebook.csv" || fail "lookalikes: a plain ASCII name was changed"
+grep -qF '| Bob\\x20 | 01_naive_transpose |' "$lk/gradebook.md" || fail "lookalikes: a trailing space is not shown"
+grep -qF $'01_n\xd0\xb0ive_transpose [U+0430],-,' "$lk/gradebook.csv" || fail "lookalikes: an entry named like a lesson is not marked"
+[ "$(grep -c '' "$lk/scores.csv")" -eq 11 ] || fail "lookalikes: scores.csv should have a header and 10 students"
 
 mkdir -p "$tmp/none"
 "$grade" --gradebook-from "$tmp/none" --out "$tmp/none-out" > "$tmp/none.stdout" 2>&1
