@@ -10,7 +10,7 @@ run, judge, sanitizers, memcheck subset, evidence), cell_evidence (rubrics, stat
 performance), findings (what a step's exit and logs say), scheduler (the compile pool and the GPU
 workers), progress, context (what every cell's steps share), exits, grader (the run as a whole),
 slurm; and the modules they use: plan (what to grade), sandbox (the bubblewrap command line),
-compile, run, judge (the trusted verdict), gradebook (rows, exports), names (escaping), lessons
+compile, run, judge (the trusted verdict), gradebook (rows, exports), names (escaping, names that never look alike), lessons
 (the one list), gpus.
 
 The evidence tools, which also ship to students: static_evidence (the compiled kernels' static
