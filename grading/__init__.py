@@ -10,8 +10,8 @@ run, judge, sanitizers, memcheck subset, evidence), cell_evidence (rubrics, stat
 performance), findings (what a step's exit and logs say), scheduler (the compile pool and the GPU
 workers), progress, context (what every cell's steps share), exits, grader (the run as a whole),
 slurm; and the modules they use: plan (what to grade), sandbox (the bubblewrap command line),
-compile, run, judge (the trusted verdict), gradebook (rows, exports), names (escaping, names that never look alike), lessons
-(the one list), gpus.
+compile, run, judge (the trusted verdict), gradebook (rows, exports), names (escaping, and names
+that never look alike), lessons (the one list), gpus.
 
 The evidence tools, which also ship to students: static_evidence (the compiled kernels' static
 facts), rubric and evidence (a cell's performance evidence judged by its rubric), counters,
