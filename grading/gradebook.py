@@ -1,13 +1,13 @@
 """Cell results and the gradebook.
 
-A cell folder (OUT/cells/NNNN) holds identity.txt (student, lesson, and for a Slurm plan its slice)
-from the start and result.txt once graded: one key=value per line, every value on one line
-(names as names.display_name shows them; findings with control characters escaped). Keys:
-student, lesson, compiled (yes / no / -), passed and total (the test cases that judged a value the
-submission computed), course_passed and course_total (the course's own test cases, which judged
-none: shown apart, never counted), finding (empty when the cell is fully right), performance
-("met/judged" rules of its rubric, "off" or "not measured"; absent in a cell graded before the
-performance evidence existed: off) and performance_short (the first shortfall's words).
+A cell folder (OUT/cells/NNNN) holds its record, cell.json (grading/cellrecord.py): who the cell
+is from the start and its result once graded, every value on one line (names as
+names.display_name shows them; findings with control characters escaped). The result's fields:
+compiled (yes / no / -), passed and total (the test cases that judged a value the submission
+computed), course_passed and course_total (the course's own test cases, which judged none: shown
+apart, never counted), finding (empty when the cell is fully right), performance ("met/judged"
+rules of its rubric, "off" or "not measured"; empty: off) and performance_short (the first
+shortfall's words).
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
@@ -24,7 +24,7 @@ import os
 import re
 from typing import Any, Callable
 
-from . import pipeline
+from . import cellrecord, pipeline
 from .names import class_labels, csv_field, feedback_file_names, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
@@ -35,7 +35,6 @@ NOTE = ("Checks count the test cases that judged a value the submission computed
         "the score. Performance is the share of the lesson rubric's speed and static rules met "
         "(off: not graded; not measured: no GPU run or no rubric); it counts only in a cell whose "
         "correctness passed.")
-RESULT_KEYS = ("compiled", "passed", "total", "course_passed", "course_total", "finding", "performance", "performance_short")
 DEFAULT_SPLIT = (80, 20)
 
 
@@ -47,18 +46,6 @@ def one_line(value: object) -> str:
     return visible(str(value)).replace("\n", " ")
 
 
-def read_record(path: str) -> dict[str, str]:
-    """key=value lines -> dict (the last of a key wins); unknown keys are kept."""
-    rec = {}
-    with open(path, "rb") as f:
-        data = f.read(1 << 20)
-    for line in data.decode("utf-8", "surrogateescape").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            rec[key] = value
-    return rec
-
-
 def write_atomic(path: str, text: str) -> None:
     """PATH holds TEXT whole, or what it held before (written beside it, then renamed)."""
     tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
@@ -67,27 +54,14 @@ def write_atomic(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def identity_text(student: str, lesson: str, slice_k: int | None = None) -> str:
-    text = "student=%s\nlesson=%s\n" % (one_line(student), one_line(lesson))
-    if slice_k is not None:
-        text += "slice=%d\n" % slice_k
-    return text
-
-
 def finish_cell(cell_dir: str, compiled: str, passed: str = "", total: str = "", finding: str = "", course_passed: str = "",
                 course_total: str = "", performance: dict[str, Any] | None = None) -> None:
-    """result.txt, whole or not at all: identity.txt, then the result. PERFORMANCE: {"performance":
+    """The cell's result, in its record (whole or not at all). PERFORMANCE: {"performance":
     "met/judged" | "off" | "not measured", "short": words} of a cell that ran (None: it did not)."""
-    with open(os.path.join(cell_dir, "identity.txt"), encoding="utf-8", errors="surrogateescape") as f:
-        ident = f.read()
-    if ident and not ident.endswith("\n"):
-        ident += "\n"
     perf = performance or {}
-    values = {"compiled": compiled, "passed": passed, "total": total, "course_passed": course_passed,
-              "course_total": course_total, "finding": finding, "performance": perf.get("performance", ""),
-              "performance_short": perf.get("short", "")}
-    write_atomic(os.path.join(cell_dir, "result.txt"),
-                 ident + "".join("%s=%s\n" % (k, one_line(values[k])) for k in RESULT_KEYS))
+    result = cellrecord.Result(*(one_line(v) for v in (compiled, passed, total, course_passed, course_total, finding,
+                                                      perf.get("performance", ""), perf.get("short", ""))))
+    cellrecord.update(cell_dir, result=result)
 
 
 def is_pass(compiled: str, passed: str, total: str, finding: str) -> bool:
@@ -191,13 +165,6 @@ def _not_graded(cells: str, rec: dict[str, str]) -> str:
             % (why or "no result: its run was interrupted, or its Slurm task was lost"))
 
 
-def _record(d: str) -> tuple[bool, dict[str, str]] | None:
-    """(graded, the record) of cell folder D: its result, else its identity; None when it has neither."""
-    graded = os.path.isfile(os.path.join(d, "result.txt"))
-    f = os.path.join(d, "result.txt" if graded else "identity.txt")
-    return (graded, read_record(f)) if os.path.isfile(f) else None
-
-
 def shown_names(records: list[dict[str, str]], lessons: dict[str, int]) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
     """How the gradebook shows the names of RECORDS (names.class_labels: no two alike, whatever
     wrote the records): {student: shown}, {(student, lesson): shown lesson}, each student's entries
@@ -226,12 +193,10 @@ class _Book:
         self.ncells = self.npassed = self.nungraded = 0
         self.failed = False
 
-    def add(self, cells: str, d: str) -> None:
-        """The row of cell folder D (none when it holds neither a result nor an identity)."""
-        found = _record(d)
-        if found is None:
-            return
-        graded, rec = found
+    def add(self, cells: str, record: cellrecord.CellRecord) -> None:
+        """The row of a cell's RECORD."""
+        graded = record.result is not None
+        rec = record.fields()
         student, lesson = rec.get("student", ""), rec.get("lesson", "")
         shown_lesson = self.shown[1].get((student, lesson), lesson)
         student = self.shown[0].get(student, student)
@@ -320,21 +285,23 @@ def _scores(book: _Book, feedback: str, lessons: dict[str, int], weight: Callabl
 def write_gradebook(cells: str, outdir: str, lessons: dict[str, int], weights: dict[str, str] | None = None, me: str = "grade.sh",
                     split: tuple[int, int] = DEFAULT_SPLIT) -> tuple[int, str, str | None]:
     """Writes OUTDIR/gradebook.csv and .md, OUTDIR/scores.csv and OUTDIR/feedback/ from the cell
-    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown).
+    folders of CELLS; returns (exit status: 0 every cell passed, 1 otherwise, printed Markdown,
+    what to say on stderr). A cell record it cannot read: cellrecord.RecordError, nothing written.
     SPLIT: --weights C,P. The exit status is correctness alone: a performance shortfall is not a failure."""
     weights = weights or {}
     weight = lambda l: float(weights.get(l, "1"))
-    os.makedirs(outdir, exist_ok=True)
-    feedback = _fresh_feedback(outdir)
-    book = _Book(lessons, weight, split)
     try:
         entries = sorted(e for e in os.listdir(cells) if os.path.isdir(os.path.join(cells, e)))
     except OSError:
         entries = []
-    dirs = [os.path.join(cells, e) for e in entries]
-    book.shown = shown_names([found[1] for found in map(_record, dirs) if found], lessons)
-    for d in dirs:
-        book.add(cells, d)
+    records = [cellrecord.read(os.path.join(cells, e)) for e in entries]  # (each read before anything is written)
+    os.makedirs(outdir, exist_ok=True)
+    feedback = _fresh_feedback(outdir)
+    book = _Book(lessons, weight, split)
+    book.shown = shown_names([record.fields() for record in records if record is not None], lessons)
+    for record in records:
+        if record is not None:
+            book.add(cells, record)
     book.close(cells)
     scores = _scores(book, feedback, lessons, weight, split)
     for name, lines in (("gradebook.csv", book.csv), ("gradebook.md", book.md), ("scores.csv", scores)):
@@ -342,5 +309,5 @@ def write_gradebook(cells: str, outdir: str, lessons: dict[str, int], weights: d
             f.write("\n".join(lines) + "\n")
     md = "\n".join(book.md) + "\n"
     if book.ncells == 0:
-        return 1, md, "%s: no cell results (*/result.txt) in %s" % (me, visible(cells))
+        return 1, md, "%s: no cell records (*/cell.json) in %s" % (me, visible(cells))
     return (1 if book.failed else 0), md, None

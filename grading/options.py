@@ -48,7 +48,7 @@ symbolic link (a link gets a row that says so).
   --out DIR            where everything goes (default: build-grade): DIR/gradebook.csv and .md,
                        DIR/scores.csv, DIR/feedback/, DIR/progress.log, DIR/common/ (the course and
                        its judges, built once), DIR/prebuilt/ and DIR/course-view/ (what a sandbox
-                       sees of the course), DIR/cells/NNNN/ (one folder per cell: result.txt, logs)
+                       sees of the course), DIR/cells/NNNN/ (one folder per cell: cell.json, logs)
   --timeout S          seconds one run may take (default: 60); the judge gets 60 more
   --sanitize           also run each cell's GPU checks under compute-sanitizer racecheck and
                        memcheck; a finding is reported even if the checks passed

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Host test of grade.sh's exports, on canned cell results (tests/grading/integration/canned/mixed, plus a cell
-# that was never graded: identity.txt, no result.txt) with tests/grading/integration/canned/weights.txt:
+# that was never graded: a cell.json with no result) with tests/grading/integration/canned/weights.txt:
 # scores.csv (student, score, max score, comment; RFC 4180 quoting of names with commas, quotes,
 # spaces, non-ASCII letters; a leading dash quoted as OWASP says against spreadsheet formulas) and feedback/STUDENT.md must be exactly the expected
 # files; a cell earns its lesson's weight only when it passed with no finding; the never-graded
@@ -15,7 +15,7 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 cp -r "$here/canned/mixed" "$tmp/cells"
-mkdir "$tmp/cells/0012" && printf 'student=Ada Lovelace\nlesson=03_dynamic_shared\n' > "$tmp/cells/0012/identity.txt"
+mkdir "$tmp/cells/0012" && printf '{"version": 1, "student": "Ada Lovelace", "lesson": "03_dynamic_shared", "slice": null, "compiled": "", "timing": {}, "result": null, "shared": null}\n' > "$tmp/cells/0012/cell.json"
 "$grade" --gradebook-from "$tmp/cells" --out "$tmp/out" --weights "$here/canned/weights.txt" > "$tmp/stdout" 2>&1
 [ $? -eq 1 ] || fail "exit code $?, expected 1 (cells did not pass)"
 diff -u "$here/expected/exports.scores.csv" "$tmp/out/scores.csv" || fail "scores.csv differs from expected/exports.scores.csv"

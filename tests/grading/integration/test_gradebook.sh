@@ -4,9 +4,10 @@
 # of commas, quotes and spaces in names; a leading - quoted against spreadsheet formulas; the
 # course's own test cases in columns of their own) and Markdown (escaped pipes, backslashes,
 # markup), print the Markdown, and exit 1 when a cell did not pass, 0 when all did, 1 when there
-# are no cells. The last four columns: correctness, performance (met/judged, off, not measured),
-# the cell's score (--weights C,P, default 80,20) and the first performance shortfall. Names that
-# look alike (canned/lookalikes) are shown apart in every output.
+# are no cells (2, naming the cell, when a cell record cannot be read). The last four columns:
+# correctness, performance (met/judged, off, not measured), the cell's score (--weights C,P,
+# default 80,20) and the first performance shortfall. Names that look alike (canned/lookalikes)
+# are shown apart in every output.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 grade=$here/../../../scripts/grade.sh
@@ -62,6 +63,22 @@ grep -q '^Ada,01_naive_transpose,' "$lk/gradebook.csv" && grep -q '^Bob,01_naive
 grep -qF '| Bob\\x20 | 01_naive_transpose |' "$lk/gradebook.md" || fail "lookalikes: a trailing space is not shown"
 grep -qF $'01_n\xd0\xb0ive_transpose [U+0430],-,' "$lk/gradebook.csv" || fail "lookalikes: an entry named like a lesson is not marked"
 [ "$(grep -c '' "$lk/scores.csv")" -eq 11 ] || fail "lookalikes: scores.csv should have a header and 10 students"
+
+# A cell record the grader cannot read (malformed, of another version, or a cell folder of an
+# earlier grader: result.txt, no cell.json) is refused: exit 2, the cell named, no gradebook written.
+for bad in malformed version legacy; do
+  cp -r "$here/canned/all_passed" "$tmp/bad-$bad"
+  case $bad in
+    malformed) printf '{"version": 1, "student": ' > "$tmp/bad-$bad/0002/cell.json" ;;
+    version) sed -i 's/"version": 1,/"version": 2,/' "$tmp/bad-$bad/0002/cell.json" ;;
+    legacy) rm "$tmp/bad-$bad/0002/cell.json"; printf 'student=Ada\nlesson=01_naive_transpose\ncompiled=yes\n' > "$tmp/bad-$bad/0002/result.txt" ;;
+  esac
+  "$grade" --gradebook-from "$tmp/bad-$bad" --out "$tmp/bad-$bad-out" > "$tmp/bad.stdout" 2> "$tmp/bad.stderr"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "bad-$bad/0002" "$tmp/bad.stderr" && [ "$(grep -c '' "$tmp/bad.stderr")" -eq 1 ] ||
+    fail "a $bad cell record: exit $rc, expected 2 and one line naming the cell: $(cat "$tmp/bad.stderr")"
+  [ ! -e "$tmp/bad-$bad-out/gradebook.csv" ] || fail "a $bad cell record: a gradebook was written"
+done
 
 mkdir -p "$tmp/none"
 "$grade" --gradebook-from "$tmp/none" --out "$tmp/none-out" > "$tmp/none.stdout" 2>&1

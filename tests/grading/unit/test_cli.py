@@ -9,7 +9,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import (box, cell_evidence, cli, evidence, gradebook, judge, options, run, runfolder,  # noqa: E402
+from grading import (box, cell_evidence, cellrecord, cli, evidence, gradebook, judge, options, run, runfolder,  # noqa: E402
                      sandbox, slurm, static_evidence)
 from grading.cell_grade import SKIP_SPEED  # noqa: E402
 from grading.exits import Exit, Stop  # noqa: E402
@@ -83,8 +83,7 @@ class Weights(unittest.TestCase):
             for i, (lesson, passed) in enumerate([("01_naive_transpose", "5"), ("02_shared_transpose", "2")], 1):
                 d = os.path.join(tmp, "cells", "%04d" % i)
                 os.makedirs(d)
-                with open(os.path.join(d, "identity.txt"), "w") as f:
-                    f.write(gradebook.identity_text("Ada", lesson))
+                cellrecord.write(d, cellrecord.CellRecord("Ada", lesson))
                 gradebook.finish_cell(d, "yes", passed, "5", "" if passed == "5" else "x", "3", "3")
             w = self.weights("01_naive_transpose 2\n06_bank_conflicts 0\n")
             status, md, err = gradebook.write_gradebook(os.path.join(tmp, "cells"), os.path.join(tmp, "out"), LESSONS, w)

@@ -13,7 +13,7 @@ import unicodedata
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import gradebook, names, plan, runfolder  # noqa: E402
+from grading import cellrecord, gradebook, names, plan, runfolder  # noqa: E402
 
 LESSONS = {"01_naive_transpose": 2, "02_shared_transpose": 1, "06_bank_conflicts": 2}
 NFC, NFD = unicodedata.normalize("NFC", "José"), unicodedata.normalize("NFD", "José")
@@ -201,8 +201,7 @@ class EndToEnd(unittest.TestCase):
         for i, c in enumerate(cells, 1):
             d = os.path.join(cells_dir, "%04d" % i)
             os.makedirs(d)
-            with open(os.path.join(d, "identity.txt"), "w", encoding="utf-8") as f:
-                f.write(gradebook.identity_text(c.shown_student, c.shown_lesson))
+            cellrecord.write(d, cellrecord.CellRecord(gradebook.one_line(c.shown_student), gradebook.one_line(c.shown_lesson)))
             gradebook.finish_cell(d, "yes", "3", "3", "", "6", "6")
         out = os.path.join(self.tmp, "out")
         gradebook.write_gradebook(cells_dir, out, LESSONS)
