@@ -1,22 +1,22 @@
 """Cell results and the gradebook.
 
 A cell folder (OUT/cells/NNNN) holds its record, cell.json (grading/cellrecord.py): who the cell
-is from the start and its result once graded, every value on one line (names as
-names.display_name shows them; findings with control characters escaped). The result's fields:
-compiled (yes / no / -), passed and total (the test cases that judged a value the submission
-computed), course_passed and course_total (the course's own test cases, which judged none: shown
-apart, never counted), finding (empty when the cell is fully right), performance ("met/judged"
-rules of its rubric, "off" or "not measured"; empty: off) and performance_short (the first
-shortfall's words).
+is from the start and its result once graded, every value on one line (names as the plan shows
+them: names.display_name, then names.class_labels; findings with control characters escaped).
+The result's fields: compiled (yes / no / -), passed and total (the test cases that judged a value
+the submission computed), course_passed and course_total (the course's own test cases, which
+judged none: shown apart, never counted), finding (empty when the cell is fully right),
+performance ("met/judged" rules of its rubric, "off" or "not measured"; empty: off) and
+performance_short (the first shortfall's words).
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
 Markdown file per student). Every name it shows goes through names.class_labels (shown_names), so
 that no two students, and no two entries of a student, look alike in any of them, whatever wrote
-the records. A cell's correctness is passed when it compiled, every counted test
-case passed, at least one was counted, and it has no finding. Its score, a share of its lesson's
-weight: 0 when not passed; else C% + P% x met/judged (--weights C,P, default 80,20), or 100%
-when its performance is off or not measured.
+the records. A cell's correctness is passed when it compiled, every counted test case passed, at
+least one was counted, and it has no finding. Its score, a share of its lesson's weight: 0 when
+not passed; else C% + P% x met/judged (--weights C,P, default 80,20), or 100% when its
+performance is off or not measured.
 """
 from __future__ import annotations
 
