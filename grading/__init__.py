@@ -11,7 +11,8 @@ performance), findings (what a step's exit and logs say), scheduler (the compile
 workers), progress, context (what every cell's steps share), exits, grader (the run as a whole),
 slurm; and the modules they use: plan (what to grade), sandbox (the bubblewrap command line),
 compile, run, judge (the trusted verdict), gradebook (rows, exports), score (a cell's score: the
-speed credit and the weights), names (escaping), lessons (the one list), gpus.
+speed credit and the weights), names (escaping, and names that never look alike), lessons (the one
+list), gpus.
 
 The evidence tools, which also ship to students: static_evidence (the compiled kernels' static
 facts), rubric and evidence (a cell's performance evidence judged by its rubric), counters,

@@ -3,8 +3,9 @@
 It holds who the cell is (student, lesson, and for a Slurm plan its slice), its compile's outcome
 (compiled: yes, no, "-" not graded; "" while not compiled in this run), the time and memory each
 step took (timing: compile_s, compile_mib, lint_s, static_s, then the run's keys, RUN_KEYS), its
-result once graded (result: the gradebook's fields, each a string on one line: names as
-names.display_name shows them, findings with control characters escaped) and, for a cell graded
+result once graded (result: the gradebook's fields, each a string on one line: names as the plan
+shows them (names.display_name, then names.class_labels), findings with control characters
+escaped) and, for a cell graded
 again alone after a shared pass (--share), the shared run's result and timing (shared). The
 steps' logs, verdict.json, evidence.json and static.json stay files of their own.
 

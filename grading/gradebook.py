@@ -1,22 +1,24 @@
 """Cell results and the gradebook.
 
 A cell folder (OUT/cells/NNNN) holds its record, cell.json (grading/cellrecord.py): who the cell
-is from the start and its result once graded, every value on one line (names as
-names.display_name shows them; findings with control characters escaped). The result's fields:
-compiled (yes / no / -), passed and total (the test cases that judged a value the submission
-computed), course_passed and course_total (the course's own test cases, which judged none: shown
-apart, never counted), finding (empty when the cell is fully right), performance ("met/judged"
-rules of its rubric, "off" or "not measured"; empty: off), performance_short (the first
-shortfall's words), speed_credit (0 to 1: the slowest exercise's speed credit, empty when no speed
-was judged), speed_ratio (that exercise's speed as a share of the solution's) and rules (the other
-performance rules, met/judged).
+is from the start and its result once graded, every value on one line (names as the plan shows
+them: names.display_name, then names.class_labels; findings with control characters escaped).
+The result's fields: compiled (yes / no / -), passed and total (the test cases that judged a value
+the submission computed), course_passed and course_total (the course's own test cases, which
+judged none: shown apart, never counted), finding (empty when the cell is fully right),
+performance ("met/judged" rules of its rubric, "off" or "not measured"; empty: off),
+performance_short (the first shortfall's words), speed_credit (0 to 1: the slowest exercise's speed
+credit, empty when no speed was judged), speed_ratio (that exercise's speed as a share of the
+solution's) and rules (the other performance rules, met/judged).
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
-Markdown file per student). A cell's correctness is passed when it compiled, every counted test
-case passed, at least one was counted, and it has no finding. Its score, a share of its lesson's
-weight: 0 when not passed; else C% + P% x its performance credit (--weights C,P, default 50,50;
-grading/score.py), or 100% when its performance is off or not measured.
+Markdown file per student). Every name it shows goes through names.class_labels (shown_names), so
+that no two students, and no two entries of a student, look alike in any of them, whatever wrote
+the records. A cell's correctness is passed when it compiled, every counted test case passed, at
+least one was counted, and it has no finding. Its score, a share of its lesson's weight: 0 when
+not passed; else C% + P% x its performance credit (--weights C,P, default 50,50; grading/score.py),
+or 100% when its performance is off or not measured.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import re
 from typing import Any, Callable
 
 from . import cellrecord, pipeline, score
-from .names import csv_field, feedback_file_name, md_field, visible
+from .names import class_labels, csv_field, feedback_file_names, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
           "first failure or sanitizer finding", "course test cases passed", "course test cases total",
@@ -150,11 +152,26 @@ def _not_graded(cells: str, rec: dict[str, str]) -> str:
             % (why or "no result: its run was interrupted, or its Slurm task was lost"))
 
 
+def shown_names(records: list[dict[str, str]], lessons: dict[str, int]) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """How the gradebook shows the names of RECORDS (names.class_labels: no two alike, whatever
+    wrote the records): {student: shown}, {(student, lesson): shown lesson}, each student's entries
+    kept clear of each other and of the course's lessons."""
+    entries: dict[str, list[str]] = {}
+    for rec in records:
+        entries.setdefault(rec.get("student", ""), []).append(rec.get("lesson", ""))
+    lesson_shown = {}
+    for student, names in entries.items():
+        for lesson, shown in class_labels((n for n in names if n), fixed=lessons).items():
+            lesson_shown[(student, lesson)] = shown
+    return class_labels(entries), lesson_shown
+
+
 class _Book:
     """The gradebook's rows, and each student's, as the cell folders are read in order."""
 
     def __init__(self, lessons: dict[str, int], weight: Callable[[str], float], split: tuple[int, int]) -> None:
         self.lessons, self.weight, self.split = lessons, weight, split
+        self.shown: tuple[dict[str, str], dict[tuple[str, str], str]] = ({}, {})  # shown_names of the cells' records
         self.csv = [",".join(HEADER)]
         self.md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
                    "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
@@ -168,6 +185,8 @@ class _Book:
         graded = record.result is not None
         rec = record.fields()
         student, lesson = rec.get("student", ""), rec.get("lesson", "")
+        shown_lesson = self.shown[1].get((student, lesson), lesson)
+        student = self.shown[0].get(student, student)
         compiled, passed, total = rec.get("compiled", ""), rec.get("passed", ""), rec.get("total", "")
         finding = rec.get("finding", "")
         if not graded:
@@ -193,10 +212,10 @@ class _Book:
             else:
                 st["failed"].append(lesson)
         cp, ct = (rec.get("course_passed", ""), rec.get("course_total", "")) if graded else ("", "")
-        self.csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct) + extra))
+        self.csv.append(",".join(csv_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, cp, ct) + extra))
         course = _course_column(rec) if graded else ""
-        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course) + extra))
-        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course) + extra))
+        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, course) + extra))
+        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (shown_lesson, compiled, passed, total, finding, course) + extra))
 
     def close(self, cells: str) -> None:
         """The Markdown's closing lines: the counts, the note and run-info.txt."""
@@ -235,12 +254,9 @@ def _scores(book: _Book, feedback: str, lessons: dict[str, int], weight: Callabl
     """scores.csv's lines; each student's feedback file written into FEEDBACK."""
     max_score = sum(weight(l) for l in lessons)
     scores = ["student,score,max score,comment"]
-    used = set()
+    files = feedback_file_names(book.students)
     for student, st in book.students.items():
-        fb = feedback_file_name(student)
-        while fb in used:  # (two shown names are never equal; two file names could be, cut)
-            fb = fb[:-3] + "+.md"
-        used.add(fb)
+        fb = files[student]
         missing = [l for l in lessons if weight(l) != 0 and l not in st["passed"] and l not in st["failed"]]
         comment = "passed: " + (" ".join(st["passed"]) or "none")
         if st["failed"]:
@@ -270,6 +286,7 @@ def write_gradebook(cells: str, outdir: str, lessons: dict[str, int], weights: d
     os.makedirs(outdir, exist_ok=True)
     feedback = _fresh_feedback(outdir)
     book = _Book(lessons, weight, split)
+    book.shown = shown_names([record.fields() for record in records if record is not None], lessons)
     for record in records:
         if record is not None:
             book.add(cells, record)

@@ -22,8 +22,8 @@ diff -u "$here/expected/exports.scores.csv" "$tmp/out/scores.csv" || fail "score
 diff -u "$here/expected/exports.feedback.Ada.md" "$tmp/out/feedback/Ada Lovelace.md" || fail "feedback/Ada Lovelace.md differs"
 diff -u "$here/expected/exports.feedback.OBrien.md" "$tmp/out/feedback/O'Brien, Pat \"wrong index\".md" || fail "the feedback of O'Brien differs"
 [ "$(ls "$tmp/out/feedback" | wc -l)" -eq 10 ] || fail "expected one feedback file per student (10)"
-[ -f "$tmp/out/feedback/-Zoë missing barrier.md" ] && [ -f "$tmp/out/feedback/ spaced, piped | back\\slash .md" ] ||
-  fail "a student whose name starts with a dash or a space, or holds a pipe or backslash, has no feedback file"
+[ -f "$tmp/out/feedback/-Zoë missing barrier.md" ] && [ -f "$tmp/out/feedback/\\x20spaced, piped | back\\slash\\x20.md" ] ||
+  fail "a student whose name starts with a dash or a space (shown \\x20), or holds a pipe or backslash, has no feedback file"
 
 # The rules the expected files encode, spelled out:
 s=$tmp/out/scores.csv
