@@ -5,8 +5,9 @@ row (note: e.g. its main.cu is also a classmate's, a hard link, naming them; fee
 same for the student's own feedback, naming no classmate; "" for none), its compile's outcome
 (compiled: yes, no, "-" not graded; "" while not compiled in this run), the time and memory each
 step took (timing: compile_s, compile_mib, lint_s, static_s, then the run's keys, RUN_KEYS), its
-result once graded (result: the gradebook's fields, each a string on one line: names as
-names.display_name shows them, findings with control characters escaped) and, for a cell graded
+result once graded (result: the gradebook's fields, each a string on one line: names as the plan
+shows them (names.display_name, then names.class_labels), findings with control characters
+escaped) and, for a cell graded
 again alone after a shared pass (--share), the shared run's result and timing (shared). The
 steps' logs, verdict.json, evidence.json and static.json stay files of their own.
 
@@ -37,7 +38,7 @@ from typing import Any, Callable
 
 from .names import visible
 
-VERSION = 1
+VERSION = 3  # 2: the result's speed_credit, speed_ratio and rules (grading/score.py); 3: the notes (grading/links.py)
 FILE = "cell.json"
 LEGACY = ("result.txt", "identity.txt")  # what a cell folder of an earlier grader holds
 MAX_BYTES = 1 << 20
@@ -65,6 +66,9 @@ class Result:
     finding: str = ""
     performance: str = ""
     performance_short: str = ""
+    speed_credit: str = ""
+    speed_ratio: str = ""
+    rules: str = ""
 
 
 @dataclass

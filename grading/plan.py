@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass, field
 
 from . import links
-from .names import display_name
+from .names import class_labels, display_name
 
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -42,7 +42,7 @@ class PlannedCell:
     mode: int = 0                 # main.cu's st_mode when planned
     note: str = ""                # what the gradebook says beside the row (another name of its file)
     feedback_note: str = ""       # the same, for the student's own feedback (no classmate named)
-    shown_student: str = field(init=False)
+    shown_student: str = field(init=False)  # display_name, then (scan) names.class_labels among the class
     shown_lesson: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -91,8 +91,23 @@ def scan(submissions: str, lessons: dict[str, int], limits: Limits = Limits(), c
             cells.extend(_scan_student(top, student, index, lessons, limits))
     finally:
         os.close(top)
-    links.resolve(cells, submissions, course_root)
+    label_cells(cells, lessons)
+    links.resolve(cells, submissions, course_root)  # (after the labels: its notes name the cells as shown)
     return cells
+
+
+def label_cells(cells: list[PlannedCell], lessons: dict[str, int]) -> None:
+    """Every shown name made one that looks like no other (names.class_labels): the students' among
+    the class, and each student's entries among that student's and the course's lesson names."""
+    students = class_labels(c.shown_student for c in cells)
+    entries: dict[str, list[PlannedCell]] = {}
+    for c in cells:
+        entries.setdefault(c.shown_student, []).append(c)
+    for group in entries.values():
+        shown = class_labels((c.shown_lesson for c in group if c.shown_lesson), fixed=lessons)
+        for c in group:
+            c.shown_lesson = shown.get(c.shown_lesson, c.shown_lesson)
+            c.shown_student = students[c.shown_student]
 
 
 def _scan_student(top: int, student: bytes, index: int, lessons: dict[str, int], limits: Limits) -> list[PlannedCell]:
