@@ -99,6 +99,37 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
   echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
 done < "$here/../attacks/expected.txt"
 
+# With a GPU: the forged speeds (atk19-atk21) earn nothing beyond the same slow kernel's honest speed
+# (atk18), the grader's witness timing each of them; the kernel that skips work at the speed case's
+# size is not timed at all, and its wrong output there is a finding.
+if [ $gpu -eq 1 ]; then
+  python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
+import glob, json, os, sys
+speed = {}
+for res in glob.glob(os.path.join(sys.argv[1], "*", "result.txt")):
+    fields = dict(l.split("=", 1) for l in open(res, encoding="utf-8").read().splitlines() if "=" in l)
+    student = fields.get("student", "")
+    if not student.startswith(("atk18", "atk19", "atk20", "atk21")):
+        continue
+    ev = json.load(open(os.path.join(os.path.dirname(res), "evidence.json")))
+    rows = [r for r in ev["rules"] if r["kind"] == "speed" and r["exercise"] == "02.tiled"]
+    speed[student[:5]] = (rows[0], fields.get("finding", ""))
+    print("speed %s: %s (%s) %s" % (student, rows[0]["status"], rows[0].get("ratio"), rows[0]["words"]))
+ok = True
+honest = speed["atk18"][0].get("ratio")
+if not (isinstance(honest, float) and honest < 0.8):
+    print("FAIL: the honest slow kernel's ratio is %r, expected a time under 80%% of the solution's" % honest); ok = False
+for k in ("atk19", "atk20"):
+    r = speed[k][0].get("ratio")
+    if not (isinstance(r, float) and r <= honest * 1.15 + 0.02):
+        print("FAIL: %s graded at %r of the solution's speed, its honest twin at %r" % (k, r, honest)); ok = False
+row, finding = speed["atk21"]
+if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or "speed case's size" not in finding:
+    print("FAIL: atk21: %s / %r / finding %r" % (row["status"], row["words"], finding)); ok = False
+sys.exit(0 if ok else 1)
+PY
+fi
+
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
