@@ -150,6 +150,8 @@ grep -a '^Time per cell' "$tmp/console.txt"
 
 if [ -n "$keep" ]; then
   cp "$tmp/out/gradebook.csv" "$tmp/out/gradebook.md" "$keep/"
+  # ATTACKS_KEEP_CELLS=1: the cells' logs and results too (no box: sources and binaries), for a GPU run's record
+  [ -n "${ATTACKS_KEEP_CELLS-}" ] && tar -C "$tmp/out" --exclude='cells/*/box' -czf "$keep/cells.tgz" cells
   sed "s|$tmp|/tmp/grading|g" -i "$keep/console.txt" "$keep/gradebook.md" "$keep/gradebook.csv"
 fi
 if [ $failures -gt 0 ]; then
