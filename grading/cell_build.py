@@ -1,14 +1,14 @@
 """A cell's compile, in its sandbox: the lesson's check.cu against the student's main.cu (the
 runner); then the lint (grading/ub_lint.py: the device code as host C++ through g++ -O3) and the
 static facts of the compiled kernels (cuobjdump), each in the cell's sandbox too. Writes the cell's
-compiled file and the first lines of its timing.txt, and sets cell.compiled."""
+compile's outcome and the first values of its timing into its record, and sets cell.compiled."""
 from __future__ import annotations
 
 import os
 import time
 
 from . import compile as compile_
-from . import gradebook, plan, witness
+from . import cellrecord, plan, witness
 from .cell_evidence import static_facts
 from .context import Grading
 from .findings import lint_finding
@@ -46,7 +46,7 @@ def _after_compile(g: Grading, cell: Cell, box: str) -> None:
             cell.lint = run_lint(g, cell, box)
         except Exception as e:  # a grader error: the lint is not applicable, the cell is graded
             cell.lint = "not applicable (grader error: %s)" % visible(str(e))[:200]
-        cell.timing.add("lint_s", "%.2f" % (time.monotonic() - t1))
+        cell.timing.add("lint_s", time.monotonic() - t1)
     binary = os.path.join(box, "build", cell.lesson + "_check")
     if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("rules"):
         t1 = time.monotonic()
@@ -54,7 +54,7 @@ def _after_compile(g: Grading, cell: Cell, box: str) -> None:
             cell.static = static_facts(g.box, cell, binary, g.rubrics)
         except Exception as e:  # a grader error: the static facts are not measured, the cell is graded
             cell.static = (None, "static facts not read (grader error: %s)" % visible(str(e))[:200])
-        cell.timing.add("static_s", "%.2f" % (time.monotonic() - t1))
+        cell.timing.add("static_s", time.monotonic() - t1)
     if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("speed"):
         t1 = time.monotonic()
         if g.rubrics.cuobjdump is None:
@@ -64,16 +64,16 @@ def _after_compile(g: Grading, cell: Cell, box: str) -> None:
                 cell.witness = witness.extract(g.box, cell, box, binary, g.rubrics.cuobjdump)
             except Exception as e:  # a grader error: the speed is not timed, and says so
                 cell.witness = "grader error: %s" % visible(str(e))[:200]
-        cell.timing.add("extract_s", "%.2f" % (time.monotonic() - t1))
+        cell.timing.add("extract_s", time.monotonic() - t1)
 
 
 def build_cell(g: Grading, cell: Cell) -> None:
-    """Compiles CELL in its sandbox (then its lint and static facts); its compiled file says yes,
+    """Compiles CELL in its sandbox (then its lint and static facts); its record's compiled says yes,
     no or - (not graded: its source could not be read, or its box made)."""
     o = g.o
     t0 = time.monotonic()
     compiled, why = "no", ""
-    cell.timing.lines = []
+    cell.timing.values = {}
     try:
         box = compile_.prepare_box(cell.dir, g.submissions, cell.planned.source, o.max_source_kib * 1024,
                                    g.box.cell_uid(cell.number))
@@ -83,17 +83,16 @@ def build_cell(g: Grading, cell: Cell) -> None:
             compiled = "yes"
         else:
             why = compile_.finding(step, os.path.join(cell.dir, "build.log"), box, o.output_kib, o.mem_mib)
-        cell.timing.add("compile_s", "%.2f" % (time.monotonic() - t0))
-        cell.timing.add("compile_mib", "%d" % (step.peak_rss >> 20))
+        cell.timing.add("compile_s", time.monotonic() - t0)
+        cell.timing.add("compile_mib", step.peak_rss >> 20)
         if compiled == "yes":
             _after_compile(g, cell, box)
     except plan.SourceError as e:
-        compiled, why, cell.timing.lines = "-", "%s: not graded" % e, []
+        compiled, why, cell.timing.values = "-", "%s: not graded" % e, {}
     except compile_.BoxError as e:
-        compiled, why, cell.timing.lines = "-", str(e), []
-    cell.timing.write(cell.dir)
+        compiled, why, cell.timing.values = "-", str(e), {}
     cell.compile_finding, cell.compiled_value = why, compiled
-    gradebook.write_atomic(os.path.join(cell.dir, "compiled"), compiled + "\n")
+    cellrecord.update(cell.dir, compiled=compiled, timing=dict(cell.timing.values))
     cell.compiled.set()
 
 
@@ -103,5 +102,5 @@ def build_or_say(g: Grading, cell: Cell) -> None:
         build_cell(g, cell)
     except Exception as e:  # a grader error: said in the cell, never a crash of the run
         cell.compile_finding, cell.compiled_value = "grader error while compiling: %s" % visible(str(e))[:200], "-"
-        gradebook.write_atomic(os.path.join(cell.dir, "compiled"), "no\n")
+        cellrecord.update(cell.dir, compiled="no")
         cell.compiled.set()

@@ -2,7 +2,7 @@
 (CellRun): 1. run: the runner, sandboxed, records every value the submission hands back (nothing it
 prints is believed); 2. judge: the course's own check, outside the sandbox, judges the recorded
 values and writes the verdict; 3. the sanitizers (--sanitize); 4. the memcheck subset; 5. the
-performance evidence. Then the cell's result.txt, its timing.txt lines and its progress line.
+performance evidence. Then the cell's result and timing, in its record, and its progress line.
 The pass rule (passed so far, the memcheck gate) is grading/pipeline.py's, which every tool shares."""
 from __future__ import annotations
 
@@ -235,21 +235,21 @@ def _timing(r: CellRun, t0: float) -> None:
     t1, t2, t3, t4, t4b, t5 = r.marks
     add = r.cell.timing.add
     for key, value in (("run_s", t1 - t0), ("judge_s", t2 - t1), ("sanitize_s", t3 - t2)):
-        add(key, "%.2f" % value)
+        add(key, value)
     for key, n in (("share", r.share), ("run_mib", r.step.peak_rss >> 20), ("judge_mib", r.judge_peak >> 20),
                    ("sanitize_mib", r.san_peak >> 20)):
-        add(key, "%d" % n)
+        add(key, n)
     if r.memcheck_ran:
-        add("memcheck_s", "%.2f" % (t4 - t3))
-    add("witness_s", "%.2f" % (t4b - t4))
-    add("evidence_s", "%.2f" % (t5 - t4b))
+        add("memcheck_s", t4 - t3)
+    add("witness_s", t4b - t4)
+    add("evidence_s", t5 - t4b)
     if r.gpu:
         add("gpu", "%s" % r.gpu[0])
     r.cell.timing.write(r.cell.dir)
 
 
 def finish(g: Grading, r: CellRun, perf: dict[str, Any], t0: float) -> None:
-    """Nothing of the cell may still run; its timing lines, result.txt and progress line."""
+    """Nothing of the cell may still run; its timing, its result and its progress line."""
     cell, gr = r.cell, r.grade
     uid = g.box.cell_uid(cell.number)
     if uid is not None and run.uid_processes({uid}):
@@ -279,7 +279,7 @@ def wait_built(g: Grading, cell: Cell) -> str | None:
 
 
 def grade_cell(g: Grading, cell: Cell, gpu: tuple | None, share: int) -> str | None:
-    """Runs and judges CELL (compiled before), writes its result.txt. Returns a reason when its
+    """Runs and judges CELL (compiled before), writes its result into its record. Returns a reason when its
     worker must take no more cells (its GPU is not the grader's), else None."""
     stopped = wait_built(g, cell)
     if stopped:

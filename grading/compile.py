@@ -2,7 +2,7 @@
 cell's sandbox, from the course view (the student pack's tree, no solutions).
 
 The cell's own folder: box/src/main.cu (a copy of the submission, read without following links)
-and box/build, owned by the cell's user; result.txt and the logs beside box/, where the sandbox
+and box/build, owned by the cell's user; cell.json and the logs beside box/, where the sandbox
 cannot reach them. Preparing the box is checked: a grader error never reads as "does not compile".
 """
 import os

@@ -12,7 +12,7 @@ import sys
 from types import FrameType
 
 from . import box as box_
-from . import course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, slurm
+from . import cellrecord, course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, slurm
 from .cell_evidence import Rubrics, load_rubrics
 from .context import Grading
 from .exits import ME, Exit, Stop, usage_error
@@ -22,9 +22,17 @@ from .options import Options
 from .runfolder import RunFolder
 
 
+def make_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: dict) -> tuple[int, str, str | None]:
+    """gradebook.write_gradebook; a cell record it cannot read ends the run (exit 2, naming it)."""
+    try:
+        return gradebook.write_gradebook(cells, out, lessons, weights, ME, o.split)
+    except cellrecord.RecordError as e:
+        raise Exit(2, "%s: no gradebook written: %s" % (ME, e))
+
+
 def write_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: dict) -> int:
     """The gradebook of a cells folder, written into OUT and shown; its exit status."""
-    status, md, err = gradebook.write_gradebook(cells, out, lessons, weights, ME, o.split)
+    status, md, err = make_gradebook(o, cells, out, lessons, weights)
     sys.stdout.write(md)
     if err:
         print(err, file=sys.stderr)
@@ -59,7 +67,8 @@ def _layer_lines(o: Options, rubrics: Rubrics) -> list[str]:
     else:
         lines = ["Performance evidence: each exercise's speed beside the course solution's (timed in the judge's verdict) "
                  "and the compiled kernels' static facts%s, judged by each lesson's rubric.json; score = %d%% correctness "
-                 "+ %d%% x the share of performance rules met, for a cell that passed."
+                 "+ %d%% x the performance credit (9/10 the slowest exercise's speed credit on its rubric's curve, "
+                 "1/10 the other rules met; grading/score.py), for a cell that passed."
                  % (" (cuobjdump not found: static facts not measured)" if rubrics.cuobjdump is None else "", o.split[0], o.split[1])]
     if not o.lint:
         lines.append("Lint: off (--no-lint).")
@@ -207,7 +216,7 @@ class Grader:
         if o.slice:
             print("%s: task %s done: %d cells graded" % (ME, o.slice, len(todo)))
             return 0
-        status, md, err = gradebook.write_gradebook(folder.cells_dir, self.out, self.lessons, self.weights, ME, o.split)
+        status, md, err = make_gradebook(o, folder.cells_dir, self.out, self.lessons, self.weights)
         print()
         sys.stdout.write(md)
         print()

@@ -52,19 +52,21 @@ rc=${PIPESTATUS[0]}
 echo "grade.sh exit code $rc after $(( $(date +%s) - start )) s"
 [ $rc -eq 1 ] || { fail "grade.sh exit code $rc, expected 1 (some cells must fail)"; tail -n 30 "$tmp/console.txt"; }
 
-# Every row, read from the cells' result.txt (key=value, one per line).
+# Every row, read from the cells' cell.json by grading/cellrecord.py: one line per graded cell, its
+# fields apart by the unit separator (a control character, which a record's values hold escaped).
 declare -A row
-for f in "$tmp"/out/cells/*/result.txt; do
-  student="" lesson="" compiled="" passed="" total="" finding="" cpassed="" ctotal=""
-  while IFS= read -r line; do
-    case ${line%%=*} in
-      student) student=${line#*=} ;; lesson) lesson=${line#*=} ;; compiled) compiled=${line#*=} ;;
-      passed) passed=${line#*=} ;; total) total=${line#*=} ;; finding) finding=${line#*=} ;;
-      course_passed) cpassed=${line#*=} ;; course_total) ctotal=${line#*=} ;;
-    esac
-  done < "$f"
+rows() {
+  PYTHONPATH=$repo python3 -c 'import os, sys
+from grading import cellrecord
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is not None and r.result is not None:
+        x = r.result
+        print("\x1f".join((r.student, r.lesson, x.compiled, x.passed, x.total, x.course_passed, x.course_total, x.finding)))' "$1"
+}
+while IFS=$'\x1f' read -r student lesson compiled passed total cpassed ctotal finding; do
   row["$student|$lesson"]="$compiled|$passed|$total|$cpassed|$ctotal|$finding"
-done
+done < <(rows "$tmp/out/cells")
 n=0
 while IFS=$'\t' read -r student lesson compiled rule pattern; do
   [[ -z $student || $student == \#* ]] && continue
@@ -103,18 +105,18 @@ done < "$here/../attacks/expected.txt"
 # (atk18), the grader's witness timing each of them; the kernel that skips work at the speed case's
 # size is not timed at all, and its wrong output there is a finding.
 if [ $gpu -eq 1 ]; then
-  python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
-import glob, json, os, sys
+  PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
+import json, os, sys
+from grading import cellrecord
 speed = {}
-for res in glob.glob(os.path.join(sys.argv[1], "*", "result.txt")):
-    fields = dict(l.split("=", 1) for l in open(res, encoding="utf-8").read().splitlines() if "=" in l)
-    student = fields.get("student", "")
-    if not student.startswith(("atk18", "atk19", "atk20", "atk21")):
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21")):
         continue
-    ev = json.load(open(os.path.join(os.path.dirname(res), "evidence.json")))
-    rows = [r for r in ev["rules"] if r["kind"] == "speed" and r["exercise"] == "02.tiled"]
-    speed[student[:5]] = (rows[0], fields.get("finding", ""))
-    print("speed %s: %s (%s) %s" % (student, rows[0]["status"], rows[0].get("ratio"), rows[0]["words"]))
+    ev = json.load(open(os.path.join(sys.argv[1], e, "evidence.json")))
+    rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == "02.tiled"]
+    speed[r.student[:5]] = (rows[0], r.result.finding)
+    print("speed %s: %s (%s) %s" % (r.student, rows[0]["status"], rows[0].get("ratio"), rows[0]["words"]))
 ok = True
 honest = speed["atk18"][0].get("ratio")
 if not (isinstance(honest, float) and honest < 0.8):
@@ -134,7 +136,7 @@ fi
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
 [ -z "$leaks" ] || fail "a run read a file it must not see: $(grep -h -a -m 1 '^LEAKED' $leaks | head -n 1)"
-grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
+grep -q -a 'TAMPERED' "$tmp"/out/cells/*/cell.json "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
 sleep 1
 if pgrep -x atk_escape > /dev/null; then fail "the escape attack's process outlived its cell"; pkill -KILL -x atk_escape; fi
 range=$(sed -n 's/^Cells ran as user ids \([0-9]*\) to \([0-9]*\)\.$/\1 \2/p' "$tmp/out/cells/run-info.txt")

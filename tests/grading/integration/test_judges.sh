@@ -26,7 +26,9 @@ rc=$?
 [ $rc -eq 1 ] || fail "grade.sh exited $rc, expected 1; its output: $(tail -n 5 "$tmp/run.txt")"
 grep -q "could not build the course's checks, the judges" "$tmp/run.txt" || fail "grade.sh did not say that the judges did not build: $(tail -n 5 "$tmp/run.txt")"
 grep -q 'a judge that does not build' "$tmp/out/common.log" || fail "common.log does not hold the compiler's error"
-ls "$tmp"/out/cells/*/result.txt > /dev/null 2>&1 && fail "a cell was graded: $(ls "$tmp"/out/cells/*/result.txt)"
+for d in "$tmp"/out/cells/[0-9]*/; do
+  [ "$(PYTHONPATH=$repo python3 -m grading.cellrecord get "$d" result)" = null ] || fail "a cell was graded: $d"
+done
 [ -e "$tmp/out/gradebook.csv" ] && fail "a gradebook was written"
 sleep 1
 left=$(pgrep -a -f "$tmp/" | grep -v -F "pgrep")

@@ -8,7 +8,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import compile as compile_, gradebook, plan  # noqa: E402
+from grading import cellrecord, gradebook, plan  # noqa: E402
+from grading import compile as compile_  # noqa: E402
 
 LESSONS = {"01_naive_transpose": 2, "06_bank_conflicts": 2}
 SRC = b"int main() { return 0; }\n"
@@ -159,8 +160,7 @@ class EveryEntry(Tree):
         for i, c in enumerate(self.scan(), 1):
             d = os.path.join(cells_dir, "%04d" % i)
             os.makedirs(d)
-            with open(os.path.join(d, "identity.txt"), "w") as f:
-                f.write(gradebook.identity_text(c.shown_student, c.shown_lesson))
+            cellrecord.write(d, cellrecord.CellRecord(gradebook.one_line(c.shown_student), gradebook.one_line(c.shown_lesson)))
             gradebook.finish_cell(d, "yes", "3", "3", "", "6", "6")
         out = os.path.join(self.tmp, b"out").decode()
         status, md, err = gradebook.write_gradebook(cells_dir, out, LESSONS)
