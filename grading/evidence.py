@@ -120,6 +120,12 @@ def judge_speed(rubric, evidence):
             if isinstance(e.get(k), str):
                 base[k] = _clean(e[k], 120)
         solution = e.get("solution")
+        if isinstance(e.get("witness_unavailable"), str):  # the grading machine cannot run the witness
+            rows.append(_row("speed", ex, NOT_MEASURED, "not timed: %s" % _clean(e["witness_unavailable"], 240), **base))
+            continue
+        if isinstance(e.get("witness_problem"), str):  # the grader's witness (grading/witness.py) gave no time
+            rows.append(_row("speed", ex, SHORT, "not timed by the grader: %s" % _clean(e["witness_problem"], 240), **base))
+            continue
         if "max_ratio" in rule:  # an exercise that asks for the slower pattern: far faster is the other one
             fast, _, unlimited_problem = speed_ratio(e.get("submission"), solution, limit=math.inf)
             if unlimited_problem is None and fast is not None and fast > rule["max_ratio"]:

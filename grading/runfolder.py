@@ -56,6 +56,7 @@ class Cell:
     compile_finding: str = ""
     static: tuple = (None, "static facts not read")  # (facts, why not): set while it compiles
     lint: str | None = None  # the lint's finding, "not applicable (...)" or None (clean, or not run)
+    witness: str | None = "not extracted"  # the speed witness's device code: None ready, else why not (grading/witness.py)
     timing: CellTiming = field(default_factory=CellTiming)
 
     def __post_init__(self) -> None:

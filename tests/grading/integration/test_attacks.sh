@@ -101,7 +101,7 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
   fi
   echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
 done < "$here/../attacks/expected.txt"
-# One file handed in by two students (atk13, atk19: hard links): each row's note names the other's
+# One file handed in by two students (atk13, atk23: hard links): each row's note names the other's
 # main.cu, and similarity.csv lists the pair as the same code.
 notes=$(PYTHONPATH=$repo python3 -c 'import os, sys
 from grading import cellrecord
@@ -109,12 +109,43 @@ for e in sorted(os.listdir(sys.argv[1])):
     r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
     if r is not None:
         print("%s|%s" % (r.student, r.note))' "$tmp/out/cells")
-for pair in "atk13 honest last|atk19 twin of atk13" "atk19 twin of atk13|atk13 honest last"; do
+for pair in "atk13 honest last|atk23 twin of atk13" "atk23 twin of atk13|atk13 honest last"; do
   grep -qxF "${pair%|*}|the same file as ${pair#*|}/06_bank_conflicts/main.cu (hard links: one file under several names)" <<< "$notes" ||
     fail "${pair%|*}'s row does not name ${pair#*|}'s main.cu as the same file"
 done
-grep -q '^06_bank_conflicts,atk13 honest last,atk19 twin of atk13,1.00,' "$tmp/out/similarity.csv" ||
-  fail "similarity.csv does not list atk13 and atk19 as the same code: $(head -n 5 "$tmp/out/similarity.csv" 2>&1)"
+grep -q '^06_bank_conflicts,atk13 honest last,atk23 twin of atk13,1.00,' "$tmp/out/similarity.csv" ||
+  fail "similarity.csv does not list atk13 and atk23 as the same code: $(head -n 5 "$tmp/out/similarity.csv" 2>&1)"
+
+# With a GPU: the forged speeds (atk19-atk21) earn nothing beyond the same slow kernel's honest speed
+# (atk18), the grader's witness timing each of them; the kernel that skips work at the speed case's
+# size is not timed at all, and its wrong output there is a finding.
+if [ $gpu -eq 1 ]; then
+  PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
+import json, os, sys
+from grading import cellrecord
+speed = {}
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21")):
+        continue
+    ev = json.load(open(os.path.join(sys.argv[1], e, "evidence.json")))
+    rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == "02.tiled"]
+    speed[r.student[:5]] = (rows[0], r.result.finding)
+    print("speed %s: %s (%s) %s" % (r.student, rows[0]["status"], rows[0].get("ratio"), rows[0]["words"]))
+ok = True
+honest = speed["atk18"][0].get("ratio")
+if not (isinstance(honest, float) and honest < 0.8):
+    print("FAIL: the honest slow kernel's ratio is %r, expected a time under 80%% of the solution's" % honest); ok = False
+for k in ("atk19", "atk20"):
+    r = speed[k][0].get("ratio")
+    if not (isinstance(r, float) and r <= honest * 1.15 + 0.02):
+        print("FAIL: %s graded at %r of the solution's speed, its honest twin at %r" % (k, r, honest)); ok = False
+row, finding = speed["atk21"]
+if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or "speed case's size" not in finding:
+    print("FAIL: atk21: %s / %r / finding %r" % (row["status"], row["words"], finding)); ok = False
+sys.exit(0 if ok else 1)
+PY
+fi
 
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
@@ -136,6 +167,8 @@ grep -a '^Time per cell' "$tmp/console.txt"
 
 if [ -n "$keep" ]; then
   cp "$tmp/out/gradebook.csv" "$tmp/out/gradebook.md" "$keep/"
+  # ATTACKS_KEEP_CELLS=1: the cells' logs and results too (no box: sources and binaries), for a GPU run's record
+  [ -n "${ATTACKS_KEEP_CELLS-}" ] && tar -C "$tmp/out" --exclude='cells/*/box' -czf "$keep/cells.tgz" cells
   sed "s|$tmp|/tmp/grading|g" -i "$keep/console.txt" "$keep/gradebook.md" "$keep/gradebook.csv"
 fi
 if [ $failures -gt 0 ]; then
