@@ -6,7 +6,7 @@
 # main.cu; no attacks unless THROUGHPUT_ATTACKS=1), without them (off: grade.sh --no-lint
 # --no-memcheck --no-performance, the grading of before) and with them (on: grade.sh's default), and keeps under
 # OUT, for each: MODE.txt (throughput.sh's summary), MODE/ (gradebook.csv and .md, run-info.txt,
-# timing.txt: one line per cell, evidence/NNNN.json: each cell's judged rules); then cost.txt
+# timing.txt: one line per cell, from its cell.json, evidence/NNNN.json: each cell's judged rules); then cost.txt
 # (bench/cost_table.py): per-cell medians of each step side by side and the ratio of a cell's time on to off; and, after
 # an "on" run, checks.txt: bench/check_cost.sh on that run's judges (each lesson's runner,
 # its memcheck subset and option variants timed one by one, and their slowest test cases). "both"
@@ -34,12 +34,11 @@ for mode in "${modes[@]}"; do
   run=$work/run-$n
   rm -rf "$out/$mode" && mkdir -p "$out/$mode/evidence"
   cp "$run/gradebook.csv" "$run/gradebook.md" "$run/cells/run-info.txt" "$out/$mode/" 2> /dev/null
+  (cd "$here/.." && python3 -m grading.cellrecord timing "$run/cells" --names) > "$out/$mode/timing.txt" || rc=1
   for d in "$run"/cells/[0-9]*/; do
     c=$(basename "$d")
-    printf '%s %s / %s: %s\n' "$c" "$(sed -n 's/^student=//p' "$d/identity.txt")" "$(sed -n 's/^lesson=//p' "$d/identity.txt")" \
-      "$(tr '\n' ' ' < "$d/timing.txt" 2> /dev/null)"
     [ -f "$d/evidence.json" ] && cp "$d/evidence.json" "$out/$mode/evidence/$c.json"
-  done > "$out/$mode/timing.txt"
+  done
   sed "s|$work|/tmp/evidence-cost|g" -i "$out/$mode.txt" "$out/$mode/run-info.txt" 2> /dev/null
   [ "$r" -le 1 ] || rc=$r  # (1: a cell did not pass, which the class of correct students should not have)
   if [ "$mode" = on ]; then

@@ -3,7 +3,7 @@
 # class). Makes a class in OUT/class (once): the test submissions and the attack suite of
 # scripts/make_test_submissions.sh, plus six made-up students who hand in every lesson's own
 # main.cu; grades it with scripts/grade.sh into a new OUT/run-N with the options given; prints the
-# wall time, cells per hour, where the time went (sums of the cells' timing.txt) and what that
+# wall time, cells per hour, where the time went (sums of the timing in the cells' cell.json) and what that
 # means for 200 students x 6 lessons. Needs what grade.sh needs (a GPU, bubblewrap).
 # throughput.sh OUT --resume-last [GRADE.SH OPTIONS...] goes on with the newest OUT/run-N (grade.sh
 # --resume, same options): a run too long for one sitting is measured over several, and its wall
@@ -16,7 +16,7 @@
 # THROUGHPUT_EVIDENCE=0 grades as before the lint, the performance evidence and the memcheck subset
 # existed (grade.sh --no-lint --no-memcheck --no-performance); 1 (default) grades with them, grade.sh's default. Run
 # it both ways on one OUT (the same class) to measure what they cost per cell: the last lines
-# print per-cell medians of each step (timing.txt) and of all of a cell's checks together.
+# print per-cell medians of each step (each cell's timing) and of all of a cell's checks together.
 set -uo pipefail
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 repo=$(cd -- "$here/.." && pwd -P)
@@ -62,8 +62,12 @@ if [ ${#limit[@]} -gt 0 ] && { [ $rc -eq 124 ] || [ $rc -eq 130 ]; }; then
 fi
 [ -f "$run/gradebook.csv" ] || { echo "grade.sh exited $rc without a gradebook:"; tail -n 20 "$run.log"; exit 1; }
 cells=$(grep -c '' "$run/gradebook.csv"); cells=$((cells - 1))
-sum() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | sed -n "s/^$1=//p" | awk '{ s += $1 } END { printf "%.0f", s }'; }
-count() { cat "$run"/cells/[0-9]*/timing.txt 2> /dev/null | grep -c "^$1="; }
+# Each cell's timing, one line per cell ("NNNN: key=value ...", a cell graded again alone with its
+# shared run's keys as shared_KEY), read from its cell.json by grading/cellrecord.py.
+(cd "$repo" && python3 -m grading.cellrecord timing "$run/cells") > "$run.timing" || { echo "cannot read the cells' timing"; exit 1; }
+values() { tr ' ' '\n' < "$run.timing" | sed -n "s/^$1=//p"; }
+sum() { values "$1" | awk '{ s += $1 } END { printf "%.0f", s }'; }
+count() { values "$1" | grep -c ''; }
 builds=$(sed -n -e "s/^The course and its judges were built once, in \([0-9.]*\) s\.$/\1/p" \
              -e "s/^The course and its judges came from the course cache (.*), ready in \([0-9.]*\) s\.$/\1 (from the course cache)/p" "$run/cells/run-info.txt")
 common=$(head -n 1 <<< "$builds"); again=$(tail -n +2 <<< "$builds" | paste -sd, - | sed 's/,/ s, /g')
@@ -72,15 +76,12 @@ echo "time summed over the cells: compile $(sum compile_s) s (CPU, $(grep -o -- 
      "checks: runner $(($(sum run_s) + $(sum shared_run_s))) s, judge $(($(sum judge_s) + $(sum shared_judge_s))) s, sanitizers $(($(sum sanitize_s) + $(sum shared_sanitize_s))) s," \
      "memcheck subset $(($(sum memcheck_s) + $(sum shared_memcheck_s))) s, evidence $(($(sum evidence_s) + $(sum shared_evidence_s))) s; static facts $(sum static_s) s (CPU)"
 echo "the course and its judges, built once: ${common:-?} s${again:+ (again at each resume, already built: $again s)}"; grep "^Time per cell" "$run/cells/run-info.txt"
-# median KEY...: over the cells whose timing.txt has any of the KEYs, the median of their sum in a cell
+# median KEY...: over the cells whose timing has any of the KEYs, the median of their sum in a cell
 median() {
-  local f
-  for f in "$run"/cells/[0-9]*/timing.txt; do
-    [ -f "$f" ] || continue
-    awk -v keys="$*" 'BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) want[k[i]] = 1 }
-      { i = index($0, "="); if (i > 0 && (substr($0, 1, i - 1) in want)) { s += substr($0, i + 1); seen = 1 } }
-      END { if (seen) printf "%.2f\n", s }' "$f"
-  done | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { printf "-"; exit } printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  awk -v keys="$*" 'BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+    { s = 0; seen = 0
+      for (j = 2; j <= NF; j++) { i = index($j, "="); if (i > 0 && (substr($j, 1, i - 1) in want)) { s += substr($j, i + 1); seen = 1 } }
+      if (seen) printf "%.2f\n", s }' "$run.timing" | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { printf "-"; exit } printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 echo "medians per cell (THROUGHPUT_EVIDENCE=$evidence): compile $(median compile_s) s, static facts $(median static_s) s (CPU, while the cell compiles);" \
      "on the GPU: run $(median run_s) s, judge $(median judge_s) s, memcheck subset $(median memcheck_s) s (of the cells it ran on)," \

@@ -1,14 +1,14 @@
 """A cell's compile, in its sandbox: the lesson's check.cu against the student's main.cu (the
 runner); then the lint (grading/ub_lint.py: the device code as host C++ through g++ -O3) and the
 static facts of the compiled kernels (cuobjdump), each in the cell's sandbox too. Writes the cell's
-compiled file and the first lines of its timing.txt, and sets cell.compiled."""
+compile's outcome and the first values of its timing into its record, and sets cell.compiled."""
 from __future__ import annotations
 
 import os
 import time
 
 from . import compile as compile_
-from . import gradebook, plan
+from . import cellrecord, plan, witness
 from .cell_evidence import static_facts
 from .context import Grading
 from .findings import lint_finding
@@ -28,9 +28,15 @@ def run_lint(g: Grading, cell: Cell, box: str) -> str | None:
     step = g.box.run(cell.dir, cell.number, "lint", LINT_LIMIT_S, "run",
                      ["python3", tool, "--json", "--timeout", "60", "--common", os.path.join(view, "common"),
                       os.path.join(box, "src", "main.cu")], None, cap=1 << 20, background=True)
-    if not step.started or step.timed_out or step.mem_killed:
-        return "not applicable (the lint %s)" % ("could not start in the sandbox" if not step.started else
-                                                  "timed out" if step.timed_out else "went over the memory limit")
+    stopped = ("time limit %d s" % LINT_LIMIT_S if step.timed_out else
+               "memory limit %d MiB (--mem-mib)" % g.o.mem_mib if step.mem_killed else "")
+    if stopped:  # (what it printed stays; the grader's line says why it ends there)
+        fd = os.open(os.path.join(cell.dir, "lint.log"), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+        with os.fdopen(fd, "a") as f:
+            f.write("\ngrader: the lint (g++ on the device code) was stopped: %s; not applicable to this cell\n" % stopped)
+        return "not applicable (the lint was stopped: %s)" % stopped
+    if not step.started:
+        return "not applicable (the lint could not start in the sandbox)"
     fd = os.open(os.path.join(cell.dir, "lint.log"), os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as f:
         return lint_finding(f.read(1 << 20).decode("utf-8", "replace"), step.rc)
@@ -46,43 +52,54 @@ def _after_compile(g: Grading, cell: Cell, box: str) -> None:
             cell.lint = run_lint(g, cell, box)
         except Exception as e:  # a grader error: the lint is not applicable, the cell is graded
             cell.lint = "not applicable (grader error: %s)" % visible(str(e))[:200]
-        cell.timing.add("lint_s", "%.2f" % (time.monotonic() - t1))
+        cell.timing.add("lint_s", time.monotonic() - t1)
+    binary = os.path.join(box, "build", cell.lesson + "_check")
     if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("rules"):
         t1 = time.monotonic()
         try:
-            cell.static = static_facts(g.box, cell, os.path.join(box, "build", cell.lesson + "_check"), g.rubrics)
+            cell.static = static_facts(g.box, cell, binary, g.rubrics)
         except Exception as e:  # a grader error: the static facts are not measured, the cell is graded
             cell.static = (None, "static facts not read (grader error: %s)" % visible(str(e))[:200])
-        cell.timing.add("static_s", "%.2f" % (time.monotonic() - t1))
+        cell.timing.add("static_s", time.monotonic() - t1)
+    if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("speed"):
+        t1 = time.monotonic()
+        if g.rubrics.cuobjdump is None:
+            cell.witness = "no cuobjdump on the grading machine (%s)" % g.rubrics.no_cuobjdump
+        else:
+            try:
+                cell.witness = witness.extract(g.box, cell, box, binary, g.rubrics.cuobjdump)
+            except Exception as e:  # a grader error: the speed is not timed, and says so
+                cell.witness = "grader error: %s" % visible(str(e))[:200]
+        cell.timing.add("extract_s", time.monotonic() - t1)
 
 
 def build_cell(g: Grading, cell: Cell) -> None:
-    """Compiles CELL in its sandbox (then its lint and static facts); its compiled file says yes,
+    """Compiles CELL in its sandbox (then its lint and static facts); its record's compiled says yes,
     no or - (not graded: its source could not be read, or its box made)."""
     o = g.o
     t0 = time.monotonic()
     compiled, why = "no", ""
-    cell.timing.lines = []
+    cell.timing.values = {}
     try:
-        box = compile_.prepare_box(cell.dir, g.submissions, cell.planned.source, o.max_source_kib * 1024,
-                                   g.box.cell_uid(cell.number))
+        pc = cell.planned
+        box = compile_.prepare_box(cell.dir, g.submissions, pc.source, o.max_source_kib * 1024,
+                                   g.box.cell_uid(cell.number), pc.inode if pc.nlink > 1 else ())
         step = g.box.run(cell.dir, cell.number, "build", compile_.BUILD_LIMIT_S, "compile",
                          compile_.compile_command(g.course.view, box, cell.lesson, g.course.prebuilt, g.course.config), None)
         if step.rc == 0 and os.access(os.path.join(box, "build", cell.lesson + "_check"), os.X_OK):
             compiled = "yes"
         else:
             why = compile_.finding(step, os.path.join(cell.dir, "build.log"), box, o.output_kib, o.mem_mib)
-        cell.timing.add("compile_s", "%.2f" % (time.monotonic() - t0))
-        cell.timing.add("compile_mib", "%d" % (step.peak_rss >> 20))
+        cell.timing.add("compile_s", time.monotonic() - t0)
+        cell.timing.add("compile_mib", step.peak_rss >> 20)
         if compiled == "yes":
             _after_compile(g, cell, box)
     except plan.SourceError as e:
-        compiled, why, cell.timing.lines = "-", "%s: not graded" % e, []
+        compiled, why, cell.timing.values = "-", "%s: not graded" % e, {}
     except compile_.BoxError as e:
-        compiled, why, cell.timing.lines = "-", str(e), []
-    cell.timing.write(cell.dir)
+        compiled, why, cell.timing.values = "-", str(e), {}
     cell.compile_finding, cell.compiled_value = why, compiled
-    gradebook.write_atomic(os.path.join(cell.dir, "compiled"), compiled + "\n")
+    cellrecord.update(cell.dir, compiled=compiled, timing=dict(cell.timing.values))
     cell.compiled.set()
 
 
@@ -92,5 +109,5 @@ def build_or_say(g: Grading, cell: Cell) -> None:
         build_cell(g, cell)
     except Exception as e:  # a grader error: said in the cell, never a crash of the run
         cell.compile_finding, cell.compiled_value = "grader error while compiling: %s" % visible(str(e))[:200], "-"
-        gradebook.write_atomic(os.path.join(cell.dir, "compiled"), "no\n")
+        cellrecord.update(cell.dir, compiled="no")
         cell.compiled.set()

@@ -46,8 +46,9 @@ Every entry of SUBMISSIONS, and of a student's folder, gets a row; nothing is re
 symbolic link (a link gets a row that says so).
 
   --out DIR            where everything goes (default: build-grade): DIR/gradebook.csv and .md,
-                       DIR/scores.csv, DIR/feedback/, DIR/progress.log, DIR/cells/NNNN/ (one
-                       folder per cell: result.txt, logs)
+                       DIR/scores.csv, DIR/feedback/, DIR/similarity.csv (pairs of students whose
+                       exercise code is alike: it changes no grade), DIR/progress.log,
+                       DIR/cells/NNNN/ (one folder per cell: cell.json, logs)
   --course-cache DIR   where the course and its judges, built once, are kept for the next run of
                        the same course (default: build-grade-cache): an entry per content of the
                        course, its cmake options and its compilers (common/, the judges,
@@ -83,8 +84,8 @@ symbolic link (a link gets a row that says so).
   --jobs N             cells compiled at the same time (default: half the CPU cores); a cell's
                        checks start as soon as it is compiled, while the others compile
   --share N            N cells' checks at the same time on each GPU (default 1). A cell that did
-                       not pass everything (or fell short of a performance rule) is graded again,
-                       alone on its GPU, and that is its grade. Needs root and the sandbox (cells are told apart by their user ids)
+                       not pass everything (or fell short of a performance rule or of full speed
+                       credit) is graded again, alone on its GPU, and that is its grade. Needs root and the sandbox (cells are told apart by their user ids)
   --no-sandbox         grade without bubblewrap (said in the gradebook): a submission can then
                        read and write whatever the instructor can
   --host-only          run the host test cases only, needing no GPU: for testing the grader
@@ -96,9 +97,12 @@ symbolic link (a link gets a row that says so).
                        and options that change a grade must be the same
   --weights FILE       lines "NN_name WEIGHT" (WEIGHT >= 0, default 1; # starts a comment line)
                        for DIR/scores.csv; also with --gradebook-from
-  --weights C,P        a passed cell's score: C% for correctness plus P% times the share of its
-                       performance rules met (default 80,20; whole numbers adding up to 100); a
-                       cell that did not pass scores 0; also with --gradebook-from
+  --weights C,P        a passed cell's score: C% for correctness plus P% times its performance
+                       credit (default 50,50; whole numbers adding up to 100; 100,0 counts
+                       correctness alone): 9/10 the speed credit of its slowest exercise (all of
+                       it at or above its rubric's "full" share of the solution's speed, none at
+                       or below "zero", a straight line between), 1/10 its other performance
+                       rules met; a cell that did not pass scores 0; also with --gradebook-from
   --gpus all|I,J,...   one cell on each of these GPUs at a time (all: those in
                        CUDA_VISIBLE_DEVICES when set, else every GPU nvidia-smi lists)
   --slurm              write (not run) a Slurm job array that grades the class into --out (on a
@@ -114,10 +118,12 @@ symbolic link (a link gets a row that says so).
 Gradebook (CSV and Markdown, one row per cell): student, lesson, compiled, checks passed and
 checks total (the test cases that judged a value the submission computed), first failure or
 finding, the course's own test cases apart, then correctness (passed: compiled, every counted
-test case passed, at least one counted, no finding), performance (rules met/judged, "off" or
-"not measured"), the cell's score (a share of its lesson's weight, --weights C,P) and the first
-performance shortfall in the rubric's words. Exports: DIR/scores.csv (student, score, max score,
-comment) and DIR/feedback/STUDENT.md.
+test case passed, at least one counted, no finding), performance (the slowest exercise's speed
+as a share of the solution's with its credit, the other rules met/judged, "off" or "not
+measured"), the cell's score (a share of its lesson's weight, --weights C,P), the first
+performance shortfall in the rubric's words and a note (a main.cu that is also another's: hard
+links). Exports: DIR/scores.csv (student, score, max score, comment) and DIR/feedback/STUDENT.md;
+beside them DIR/similarity.csv. A run refused before grading leaves DIR as it was.
 Exit: 0 every cell passed; 1 a cell did not (or the grader could not build the course);
 2 bad command line; 3 no usable GPU, or no usable sandbox (nothing is graded); 130 interrupted.
 """

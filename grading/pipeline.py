@@ -83,7 +83,7 @@ def grader_passed_so_far(findings: Sequence[str], passed: int | None, total: int
 
 def grader_passed(compiled: str, passed: str, total: str, finding: str) -> bool:
     """A cell's correctness: it compiled, at least one test case was counted, every counted one
-    passed, and it has no finding (the result.txt fields, as strings)."""
+    passed, and it has no finding (the fields of a cell.json's result, as strings)."""
     return (compiled == "yes" and re.fullmatch(r"[0-9]+", total or "") is not None and int(total) > 0
             and passed == total and not finding)
 

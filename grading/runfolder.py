@@ -2,8 +2,9 @@
 and their entries' names, so that the same SUBMISSIONS always gives the same numbers and --resume
 (and a Slurm task) finds its cells again; cells/seed and cells/options, the seed and the options
 that change a grade, kept from the first run; cells/run-info.txt, what the gradebook says of the
-run. A cell folder holds identity.txt from the start, then compiled, timing.txt, the steps' logs
-and result.txt (gradebook.py reads them). The per-cell state is Cell."""
+run. A cell folder holds its record, cell.json (grading/cellrecord.py: who the cell is from the
+start, then its compile's outcome, its timing and its result; gradebook.py reads it), and the
+steps' logs. The per-cell state is Cell."""
 from __future__ import annotations
 
 import os
@@ -14,33 +15,31 @@ import threading
 import zlib
 from dataclasses import dataclass, field
 
-from . import gradebook, plan, sandbox
+from . import cellrecord, gradebook, plan, sandbox
 from .exits import ME, Exit, Stop, usage_error
 from .names import visible
 from .options import Options
 
 MARKER = ".made-by-grade.sh"
-# The keys of timing.txt that a cell's run writes (a cell graded again alone keeps its shared
-# run's as shared_KEY); compile_s, compile_mib, lint_s and static_s are its compile's.
-RUN_KEYS = ("run_s", "judge_s", "sanitize_s", "memcheck_s", "evidence_s", "share", "run_mib", "judge_mib",
-            "sanitize_mib", "gpu")
 
 
 @dataclass
 class CellTiming:
-    """timing.txt: its lines (key, value) in the order they were measured."""
-    lines: list[tuple[str, str]] = field(default_factory=list)
+    """The record's timing: each step's seconds (to 0.01 s), memory (MiB), share and GPU, in the
+    order they were measured."""
+    values: dict[str, float | int | str] = field(default_factory=dict)
 
-    def add(self, key: str, value: str) -> None:
-        self.lines.append((key, value))
+    def add(self, key: str, value: float | int | str) -> None:
+        self.values[key] = round(value, 2) if isinstance(value, float) else value
 
     def write(self, cell_dir: str) -> None:
-        with open(os.path.join(cell_dir, "timing.txt"), "w") as f:
-            f.write("".join("%s=%s\n" % kv for kv in self.lines))
+        cellrecord.update(cell_dir, timing=dict(self.values))
 
-    def keep_as_shared(self) -> None:
-        """The run's lines renamed shared_KEY: the cell is graded again, alone on its GPU."""
-        self.lines = [("shared_" + k if k in RUN_KEYS else k, v) for k, v in self.lines]
+    def take_run(self) -> dict[str, float | int | str]:
+        """The run's values (cellrecord.RUN_KEYS), taken out: the cell is graded again, alone on its GPU."""
+        run = {k: v for k, v in self.values.items() if k in cellrecord.RUN_KEYS}
+        self.values = {k: v for k, v in self.values.items() if k not in run}
+        return run
 
 
 @dataclass(eq=False)
@@ -57,6 +56,7 @@ class Cell:
     compile_finding: str = ""
     static: tuple = (None, "static facts not read")  # (facts, why not): set while it compiles
     lint: str | None = None  # the lint's finding, "not applicable (...)" or None (clean, or not run)
+    witness: str | None = "not extracted"  # the speed witness's device code: None ready, else why not (grading/witness.py)
     timing: CellTiming = field(default_factory=CellTiming)
 
     def __post_init__(self) -> None:
@@ -126,7 +126,7 @@ def _resume(o: Options, out: str, cells_dir: str, options: str) -> None:
 
 def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
     """A new run: what an earlier one left in OUT removed; the seed drawn (unless given) and kept."""
-    for name in ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "feedback", "course-view", "progress.log"):
+    for name in ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "similarity.csv", "feedback", "course-view", "progress.log"):
         remove(os.path.join(out, name))
     os.makedirs(cells_dir)
     open(os.path.join(cells_dir, MARKER), "w").close()
@@ -138,29 +138,62 @@ def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
         f.write(options + "\n")
 
 
-def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base: int, stop: Stop) -> RunFolder:
-    """The cells folder, new or resumed; open to the cells' users (as root, checked as one)."""
-    cells_dir = os.path.join(out, "cells")
-    marker = os.path.join(cells_dir, MARKER)
-    if os.path.lexists(cells_dir) and not os.path.isfile(marker):
+def _check_out(out: str, submissions: str, cells_dir: str) -> None:
+    """--out is a folder this grader may use: refused (exit 2) before anything in it is touched."""
+    if os.path.lexists(cells_dir) and not os.path.isfile(os.path.join(cells_dir, MARKER)):
         raise Exit(2, "%s: %s exists and was not made by %s; give another --out" % (ME, visible(cells_dir), ME))
     if (out + "/").startswith(submissions + "/"):
         usage_error("--out must not be inside SUBMISSIONS (a sandbox would see it)")
     if (submissions + "/").startswith(out + "/"):
         usage_error("SUBMISSIONS must not be inside --out")
-    options = options_line(o, submissions)
-    fresh = not (o.resume or (o.slurm and os.path.isfile(marker)))
-    if fresh:
-        _start_fresh(o, out, cells_dir, options)
-    else:
-        _resume(o, out, cells_dir, options)
+
+
+def _reachable(o: Options, out: str, as_root: bool, slot_base: int, stop: Stop) -> None:
+    """OUT made (when missing) and open to the cells' users: as root, checked as one of them (every
+    folder above it searchable), before the previous run's files are removed."""
+    os.makedirs(out, exist_ok=True)
     os.chmod(out, 0o755)
-    os.chmod(cells_dir, 0o755)
     if not o.slurm and not o.no_sandbox and as_root:
         p = subprocess.run(["setpriv", "--reuid=%d" % slot_base, "--regid=%d" % slot_base, "--clear-groups",
-                            "test", "-x", cells_dir], stdin=subprocess.DEVNULL)
+                            "test", "-x", out], stdin=subprocess.DEVNULL)
         if p.returncode != 0:
             stop.die(3, "no sandbox: a cell could not reach %s (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" % visible(out))
+
+
+def scan_plan(o: Options, submissions: str, lessons: dict, course_root: str = "") -> list[plan.PlannedCell]:
+    """The plan of SUBMISSIONS, or the run refused (nothing written): unreadable, no student folder,
+    more cells than one run grades. COURSE_ROOT: the course, whose files a hard link may not name."""
+    try:
+        planned = plan.scan(submissions, lessons, plan.Limits(o.max_files, o.max_source_kib * 1024), course_root)
+    except OSError as e:
+        usage_error("SUBMISSIONS '%s' cannot be read (%s)" % (visible(submissions), e.strerror))
+    if not planned:
+        raise Exit(2, "%s: '%s' holds no student folders" % (ME, visible(submissions)))
+    if len(planned) >= sandbox.SLOT_SIZE:
+        usage_error("SUBMISSIONS makes %d cells, more than one run grades (%d: cell user ids stay in their slot's range); grade the class in parts"
+                    % (len(planned), sandbox.SLOT_SIZE - 1))
+    return planned
+
+
+def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base: int, stop: Stop,
+                planned: list[plan.PlannedCell] | None = None) -> RunFolder:
+    """The cells folder, new or resumed; open to the cells' users (as root, checked as one). Every
+    refusal (a bad --out, --resume's checks, PLANNED's cells against the first run's records, a
+    folder the cells cannot reach) comes before the previous run's files are removed: a refused run
+    leaves --out as it was."""
+    cells_dir = os.path.join(out, "cells")
+    marker = os.path.join(cells_dir, MARKER)
+    _check_out(out, submissions, cells_dir)
+    options = options_line(o, submissions)
+    fresh = not (o.resume or (o.slurm and os.path.isfile(marker)))
+    if not fresh:
+        _resume(o, out, cells_dir, options)
+        for number, pc in enumerate(planned or [], 1):
+            _same_cell(cells_dir, number, pc)
+    _reachable(o, out, as_root, slot_base, stop)
+    if fresh:
+        _start_fresh(o, out, cells_dir, options)
+    os.chmod(cells_dir, 0o755)
     folder = RunFolder(out=out, cells_dir=cells_dir, fresh=fresh)
     if o.slice:
         k, n = o.slice.split("/")
@@ -172,26 +205,45 @@ def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base
     return folder
 
 
-def _identity(folder: RunFolder, cell: Cell) -> None:
-    """identity.txt written, or (--resume) the same as the first run's."""
+def _read(cell_dir: str) -> cellrecord.CellRecord | None:
+    """CELL_DIR's record (None: none yet); one this grader cannot read ends the run (exit 2, naming it)."""
+    try:
+        return cellrecord.read(cell_dir)
+    except cellrecord.RecordError as e:
+        raise Exit(2, "%s: %s" % (ME, e))
+
+
+def read_record(cell: Cell) -> cellrecord.CellRecord | None:
+    """CELL's record (None: none yet); one this grader cannot read ends the run (exit 2, naming it)."""
+    return _read(cell.dir)
+
+
+def _same_cell(cells_dir: str, number: int, pc: plan.PlannedCell) -> None:
+    """--resume: cell NUMBER's record, when there is one, is of the same student and lesson."""
+    rec = _read(os.path.join(cells_dir, "%04d" % number))
+    student, lesson = gradebook.one_line(pc.shown_student), gradebook.one_line(pc.shown_lesson)
+    if rec is not None and (rec.student, rec.lesson) != (student, lesson):
+        usage_error("--resume: SUBMISSIONS changed since the first run (cell %04d was '%s/%s', now '%s/%s'); grade into a new --out"
+                    % (number, rec.student, rec.lesson, pc.shown_student, pc.shown_lesson))
+
+
+def _identity(folder: RunFolder, cell: Cell) -> cellrecord.CellRecord:
+    """The cell's record: new (who the cell is, and its notes), or (--resume) the first run's, of
+    the same cell (open_folder checked it)."""
     pc = cell.planned
-    ident = gradebook.identity_text(pc.shown_student, pc.shown_lesson)
-    idpath = os.path.join(cell.dir, "identity.txt")
-    if os.path.isfile(idpath):
-        with open(idpath, encoding="utf-8", errors="surrogateescape") as f:
-            have = "".join(f.read().splitlines(True)[:2])
-        if have != ident:
-            was = "/".join(line.partition("=")[2] for line in have.splitlines())
-            usage_error("--resume: SUBMISSIONS changed since the first run (cell %04d was '%s', now '%s'); grade into a new --out"
-                        % (cell.number, was, cell.label.replace(" / ", "/")))
-    else:
-        sl = pc.student_index % folder.slice_n if folder.slice_n else None
-        os.makedirs(cell.dir, exist_ok=True)
-        gradebook.write_atomic(idpath, gradebook.identity_text(pc.shown_student, pc.shown_lesson, sl))
+    rec = read_record(cell)
+    if rec is not None:
+        return rec
+    sl = pc.student_index % folder.slice_n if folder.slice_n else None
+    os.makedirs(cell.dir, exist_ok=True)
+    rec = cellrecord.CellRecord(gradebook.one_line(pc.shown_student), gradebook.one_line(pc.shown_lesson), sl,
+                                note=gradebook.one_line(pc.note), feedback_note=gradebook.one_line(pc.feedback_note))
+    cellrecord.write(cell.dir, rec)
+    return rec
 
 
-def _mark(o: Options, folder: RunFolder, cell: Cell) -> None:
-    """Whether this run grades CELL (todo); the rows that need no grading written now."""
+def _mark(o: Options, folder: RunFolder, cell: Cell, rec: cellrecord.CellRecord) -> None:
+    """Whether this run grades CELL (todo); the rows that need no grading written now. REC: its record."""
     pc, d = cell.planned, cell.dir
     if folder.slice_k is not None and folder.slice_n and pc.student_index % folder.slice_n != folder.slice_k:
         return  # another task's
@@ -199,114 +251,104 @@ def _mark(o: Options, folder: RunFolder, cell: Cell) -> None:
         if pc.finding:
             gradebook.finish_cell(d, "-", finding=pc.finding)
         return
-    rpath = os.path.join(d, "result.txt")
-    if os.path.isfile(rpath) and not gradebook.read_record(rpath).get("finding", "").startswith("not graded: "):
+    if rec.result is not None and not rec.result.finding.startswith("not graded: "):
         folder.nskipped += 1
         return  # graded before (--resume)
     if pc.finding:
         gradebook.finish_cell(d, "-", finding=pc.finding)
         return
-    for name in ("box", "result.txt"):
-        remove(os.path.join(d, name))
+    remove(os.path.join(d, "box"))
+    cellrecord.update(d, result=None, compiled="")  # (--resume: what the stopped run left)
     cell.todo = True
 
 
-def plan_cells(o: Options, folder: RunFolder, submissions: str, lessons: dict) -> None:
-    """Every cell of SUBMISSIONS gets a folder with identity.txt; those this run grades are todo.
+def plan_cells(o: Options, folder: RunFolder, planned: list[plan.PlannedCell]) -> None:
+    """Every cell of the plan gets a folder with its record; those this run grades are todo.
     With --slurm, the number of tasks (at most one per student)."""
-    try:
-        planned = plan.scan(submissions, lessons, plan.Limits(o.max_files, o.max_source_kib * 1024))
-    except OSError as e:
-        usage_error("SUBMISSIONS '%s' cannot be read (%s)" % (visible(submissions), e.strerror))
     folder.nstudents = nstudents = len({p.student_index for p in planned})
     if o.slurm:
         if not o.tasks:
             o.tasks = max(1, (nstudents + 19) // 20)
         folder.slice_n = o.tasks
-    if len(planned) >= sandbox.SLOT_SIZE:
-        usage_error("SUBMISSIONS makes %d cells, more than one run grades (%d: cell user ids stay in their slot's range); grade the class in parts"
-                    % (len(planned), sandbox.SLOT_SIZE - 1))
     for number, pc in enumerate(planned, 1):
         cell = Cell(number, os.path.join(folder.cells_dir, "%04d" % number), pc)
         folder.cells.append(cell)
-        _identity(folder, cell)
-        _mark(o, folder, cell)
-    if not folder.cells:
-        raise Exit(2, "%s: '%s' holds no student folders" % (ME, visible(submissions)))
+        _mark(o, folder, cell, _identity(folder, cell))
     if o.slurm and folder.slice_n is not None and folder.slice_n > nstudents:
         o.tasks = folder.slice_n = max(1, nstudents)
 
 
 def make_plan(o: Options, out: str, submissions: str, lessons: dict, as_root: bool, slot_base: int,
-              stop: Stop) -> RunFolder:
+              stop: Stop, course_root: str = "") -> RunFolder:
     """Every cell gets a folder, numbered in the order of the students' and their entries' names,
-    with identity.txt; the same SUBMISSIONS always gives the same numbers, so that --resume (and
+    with its record (cell.json); the same SUBMISSIONS always gives the same numbers, so that --resume (and
     a Slurm task) finds its cells again. The seed and the options that change a grade are kept in
-    the cells folder."""
-    folder = open_folder(o, out, submissions, as_root, slot_base, stop)
-    plan_cells(o, folder, submissions, lessons)
+    the cells folder. SUBMISSIONS is read, and every refusal made, before --out is touched."""
+    planned = scan_plan(o, submissions, lessons, course_root)
+    folder = open_folder(o, out, submissions, as_root, slot_base, stop, planned)
+    plan_cells(o, folder, planned)
     return folder
 
 
 def again_alone(cell: Cell) -> bool:
     """After a shared pass: whether CELL must be graded again, alone on its GPU (it did not pass
-    everything, or fell short of a performance rule); if so its shared result is kept aside
-    (result-shared.txt, shared_KEY in timing.txt)."""
-    r = os.path.join(cell.dir, "result.txt")
-    if not os.path.isfile(r) or cell.compiled_value != "yes":
+    everything, fell short of a performance rule or of full speed credit); if so its shared result is kept aside
+    (the record's shared: the shared run's result and timing)."""
+    rec = read_record(cell)
+    if rec is None or rec.result is None or cell.compiled_value != "yes":
         return False
-    rec = gradebook.read_record(r)
-    if (gradebook.is_pass("yes", rec.get("passed", ""), rec.get("total", ""), rec.get("finding", ""))
-            and not gradebook.performance_short(rec)):  # (speed measured beside other cells: again, alone)
+    r = rec.result
+    if (gradebook.is_pass("yes", r.passed, r.total, r.finding)
+            and not gradebook.performance_short({"performance": r.performance, "speed_credit": r.speed_credit})):
+        # (speed measured beside other cells, below full credit: again, alone)
         return False
-    os.replace(r, os.path.join(cell.dir, "result-shared.txt"))
-    cell.timing.keep_as_shared()
-    cell.timing.write(cell.dir)
+    shared = cellrecord.Shared(r, cell.timing.take_run())
+    cellrecord.update(cell.dir, result=None, shared=shared, timing=dict(cell.timing.values))
     return True
 
 
-def _timing_values(cells: list[Cell], key: str) -> list[float]:
-    vals: list[float] = []
+def _timings(cells: list[Cell]) -> list[dict]:
+    """The cells' timing, as their records hold it (none where a record cannot be read)."""
+    out = []
     for c in cells:
         try:
-            with open(os.path.join(c.dir, "timing.txt")) as f:
-                vals += [float(line.split("=", 1)[1]) for line in f if line.startswith(key + "=")]
-        except (OSError, ValueError):
-            pass
-    return vals
+            rec = cellrecord.read(c.dir)
+        except cellrecord.RecordError:
+            continue
+        if rec is not None:
+            out.append(rec.timing)
+    return out
 
 
-def median_of(cells: list[Cell], key: str) -> str:
-    """The median of KEY over the cells' timing.txt ("-": none)."""
-    vals = _timing_values(cells, key)
+def median_of(cells: list[Cell], key: str, timings: list[dict] | None = None) -> str:
+    """The median of KEY over the cells' timing ("-": none)."""
+    vals = [float(t[key]) for t in (_timings(cells) if timings is None else timings) if isinstance(t.get(key), (int, float))]
     return "%.2f" % statistics.median(vals) if vals else "-"
 
 
 def timing_line(o: Options, cells: list[Cell], sandbox_s: float) -> str:
     """run-info.txt's line of the time and memory a cell took (medians over CELLS)."""
-    nrun = 0
-    for c in cells:
-        try:
-            with open(os.path.join(c.dir, "timing.txt")) as f:
-                nrun += sum(1 for line in f if line.startswith("run_s="))
-        except OSError:
-            pass
+    ts = _timings(cells)
+    nrun = sum(1 for t in ts if "run_s" in t)
+
+    def med(key: str) -> str:
+        return median_of(cells, key, ts)
     t = ("Time per cell (median of %d cells run, --share %d): compile %s s, run %s s, judge %s s"
-         % (nrun, o.share, median_of(cells, "compile_s"), median_of(cells, "run_s"), median_of(cells, "judge_s")))
+         % (nrun, o.share, med("compile_s"), med("run_s"), med("judge_s")))
     if o.memcheck and not o.host_only and not o.sanitize:
-        t += ", memcheck subset %s s (of the cells it ran on)" % median_of(cells, "memcheck_s")
+        t += ", memcheck subset %s s (of the cells it ran on)" % med("memcheck_s")
     if o.performance and not o.host_only:
-        t += ", static facts %s s (while compiling), evidence %s s" % (median_of(cells, "static_s"), median_of(cells, "evidence_s"))
+        t += ", static facts %s s (while compiling), evidence %s s" % (med("static_s"), med("evidence_s"))
     if not o.no_sandbox:
         t += "; an empty sandbox starts in %.2f s" % sandbox_s
     t += (". Resident memory per cell (median, MiB; read every 0.2 s): compile %s, run %s, judge %s"
-          % tuple(m if m == "-" else "%.0f" % float(m) for m in (median_of(cells, "compile_mib"), median_of(cells, "run_mib"),
-                                                                 median_of(cells, "judge_mib"))))
+          % tuple(m if m == "-" else "%.0f" % float(m) for m in (med("compile_mib"), med("run_mib"), med("judge_mib"))))
     return t + "."
 
 
 def finish_not_graded(todo: list[Cell], why: str) -> None:
     """A cell left without a result (its worker stopped): a row that says why."""
     for c in todo:
-        if not os.path.isfile(os.path.join(c.dir, "result.txt")):
+        rec = read_record(c)
+        if rec is not None and rec.result is None:
             gradebook.finish_cell(c.dir, "-", finding="not graded: %s" % (why or "no worker took it"))

@@ -130,11 +130,6 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     """Compiles and grades TODO; a cell left without a result gets a row that says why. Ends with
     run-info.txt's line of the time a cell took."""
     o = g.o
-    for c in todo:
-        try:
-            os.unlink(os.path.join(c.dir, "compiled"))  # (--resume: a build of the stopped run)
-        except FileNotFoundError:
-            pass
     if o.share > 1 and not o.host_only:
         _gpus_free(g, stop)
     print("%s: compiling %d cells, %d at a time, each in its sandbox; checks start as cells are ready" % (ME, len(todo), o.jobs), flush=True)

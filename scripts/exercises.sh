@@ -25,7 +25,8 @@
 # An exercise is "solved" when it compiles, its host checks pass, its GPU checks RAN and passed, and
 # neither the lint nor a required rule of its rubric finds a fault the checks cannot see.
 # Without a usable GPU its GPU checks are "skipped: no GPU", and it is not solved, however right it is.
-# Exit code: 0 when every exercise asked about is solved, 1 when one is not, 2 for a bad command line.
+# Exit code: 0 when every exercise asked about is solved, 1 when one is not, 2 for a bad command line
+# or no Python 3 here (the table and the solved rule are grading/pipeline.py's; hint and reset need none).
 # Each check runs with a time limit (EXERCISE_TIME_LIMIT seconds, default 600), so a kernel that never
 # finishes costs a failed check, not a stuck terminal. Full logs: DIR/exercise-logs/.
 set -uo pipefail
@@ -40,45 +41,18 @@ usage() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$self"; }  # the comment block at t
 # static (optional) is ok|FAILED|-: FAILED when the compiled kernel breaks a contract its rubric
 # marks required (grading/static_evidence.py), which the GPU checks cannot see, and lint (optional)
 # is ok|FAILED|-: FAILED when GCC reports undefined behaviour in the device code (grading/ub_lint.py).
-# The solved rule and the table are grading/pipeline.py's (the rule every grading tool shares):
-# `python3 -m grading.pipeline table FILE`. print_table_sh below is the same rule for a machine
-# without python3 (tests/grading/unit/test_pipeline.py holds the two equal).
+# The solved rule and the table are grading/pipeline.py's alone (the rule every grading tool
+# shares): `python3 -m grading.pipeline table FILE` prints the table, exit 0 when all are solved.
 print_table() {
-  local file=$1 text rc
-  if command -v python3 > /dev/null && [ -f grading/pipeline.py ]; then
-    text=$(python3 -m grading.pipeline table "$file" 2> /dev/null; echo "rc=$?")
-    rc=${text##*rc=}
-    text=${text%rc=*}
-    case "$text" in
-      *" solved"$'\n') printf '%s' "$text"; return "$rc" ;;
-    esac
-  fi
-  print_table_sh "$file"
+  need_python
+  python3 -m grading.pipeline table "$1"
 }
-print_table_sh() {
-  local file=$1 name compiles host gpu static lint shown solved=0 total=0 skipped=0
-  printf '%-22s| %-10s| %-12s| %s\n' "exercise" "compiles?" "host checks" "GPU checks"
-  printf '%s\n' "----------------------+-----------+-------------+------------------"
-  while read -r name compiles host gpu static lint; do
-    case "$name" in ''|'#'*) continue ;; esac
-    total=$((total + 1))
-    case "$gpu" in
-      passed)
-        if [ "${lint:--}" = FAILED ]; then shown="not yet (undefined behaviour)"
-        elif [ "${static:--}" = FAILED ]; then shown="not yet (static evidence)"
-        elif [ "$compiles" = ok ] && [ "$host" = ok ]; then shown=solved; solved=$((solved + 1)); else shown=passed; fi ;;
-      failed) shown="not yet" ;;
-      timeout) shown="not yet (time limit)" ;;
-      skipped) shown="skipped: no GPU"; skipped=$((skipped + 1)) ;;
-      *) shown="-" ;;
-    esac
-    printf '%-22s| %-10s| %-12s| %s\n' "$name" "$compiles" "$host" "$shown"
-  done < "$file"
-  if [ $skipped -gt 0 ]; then
-    echo "GPU checks skipped: no usable GPU here. An exercise counts as solved only when its GPU checks ran and passed."
-  fi
-  echo "$solved/$total solved"
-  [ $solved -eq $total ] && [ $total -gt 0 ]
+# The table, "solved" and the checks' tools are Python: without python3 (or the course's
+# grading/pipeline.py) say so in one line and exit 2, before anything is built.
+need_python() {
+  command -v python3 > /dev/null && [ -f grading/pipeline.py ] && return 0
+  echo "exercises.sh: needs Python 3 (python3 on PATH, and the course's grading/pipeline.py): the progress table and what counts as solved come from grading/pipeline.py" >&2
+  exit 2
 }
 
 # ---------------------------------------------------------------- building and running one exercise
@@ -117,17 +91,13 @@ run_limited() {  # run_limited LOG COMMAND...: the command's exit code, 124 when
 
 # static_evidence NAME VERBOSE: the rubric's facts of the compiled exercise (lessons/NAME/rubric.json,
 # read by grading/static_evidence.py from cuobjdump's output; no GPU needed), beside the course
-# solution's. Sets $static: ok, FAILED (a required rule fell short) or - (no rubric, no python3 or
-# no cuobjdump: nothing judged, and nothing held against the exercise).
+# solution's. Sets $static: ok, FAILED (a required rule fell short) or - (no rubric or no
+# cuobjdump: nothing judged, and nothing held against the exercise).
 static_evidence() {
   local name=$1 verbose=$2 rubric="lessons/$1/rubric.json" tool=grading/static_evidence.py rc
   static=-
   [ -f "$rubric" ] && [ -f "$tool" ] || return 0
   grep -q '"rules"' "$rubric" || return 0  # a rubric of speed rules only
-  if ! command -v python3 >/dev/null; then
-    [ "$verbose" = 1 ] && echo "static evidence: not shown (no python3 here)"
-    return 0
-  fi
   # cuobjdump: on PATH, or beside the nvcc this build uses (CMake found it, PATH need not have it).
   if [ -z "${CUOBJDUMP:-}" ] && ! command -v cuobjdump > /dev/null; then
     local nvcc
@@ -151,15 +121,11 @@ static_evidence() {
 # C++ by g++ -O3, for undefined behaviour nvcc may silently delete (a loop that indexes one past a
 # thread's register array), which no run of the kernel can show. Sets $lint: ok, FAILED (GCC reported
 # it: the grader fails the exercise too) or - (not applicable: code it cannot render as host C++,
-# no g++ or no python3; nothing held against the exercise).
+# or no g++; nothing held against the exercise).
 ub_lint() {
   local name=$1 verbose=$2 tool=grading/ub_lint.py rc
   lint=-
   [ -f "$tool" ] || return 0
-  if ! command -v python3 > /dev/null; then
-    [ "$verbose" = 1 ] && echo "lint: not run (no python3 here)"
-    return 0
-  fi
   run_limited "$logs/$name.lint.txt" python3 -m grading.ub_lint "exercises/$name/main.cu"
   rc=$?
   case $rc in
@@ -207,8 +173,8 @@ speed_evidence() {
        return 0 ;;
   esac
   if [ ! -s "$evidence" ]; then echo "speed: not measured (this check has no speed test case)"; return 0; fi
-  if [ ! -f "$tool" ] || [ ! -f "$rubric" ] || ! command -v python3 > /dev/null; then
-    echo "speed (not judged here: no $([ -f "$rubric" ] && echo "grading/evidence.py or python3" || echo "$rubric")):"
+  if [ ! -f "$tool" ] || [ ! -f "$rubric" ]; then
+    echo "speed (not judged here: no $([ -f "$rubric" ] && echo "grading/evidence.py" || echo "$rubric")):"
     grep '^speed ' "$logs/$name.speed.txt"
     return 0
   fi
@@ -251,8 +217,8 @@ counters_evidence() {
   local name=$1 verbose=$2 rubric="lessons/$1/rubric.json" tool=grading/counters.py
   [ "$verbose" = 1 ] && [ "$gpu" = passed ] && [ "${EXERCISE_COUNTERS:-1}" != 0 ] || return 0
   [ -f "$rubric" ] && grep -q '"counters"' "$rubric" || return 0
-  if [ ! -f "$tool" ] || ! command -v python3 > /dev/null; then
-    echo "counters: not shown (no $tool or python3 here)"; return 0
+  if [ ! -f "$tool" ]; then
+    echo "counters: not shown (no $tool here)"; return 0
   fi
   run_limited "$logs/$name.counters.txt" python3 -m grading.counters measure "$build/exercise_${name}_check" --rubric "$rubric" --timeout 120
   case $? in
@@ -456,6 +422,7 @@ case "$command" in
   hint) show_hint "$name"; exit $? ;;
   reset) reset_exercise "$name"; exit $? ;;
 esac
+need_python
 logs="$build/exercise-logs"
 mkdir -p "$logs"
 results="$logs/results.txt"

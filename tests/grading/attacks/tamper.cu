@@ -1,5 +1,5 @@
 // ATTACK tamper: a correct submission that, before its checks, rewrites every other cell's
-// result.txt and the gradebook it can find: through the grading folder's real path (baked in by
+// record (cell.json) and the gradebook it can find: through the grading folder's real path (baked in by
 // make_test_submissions.sh), by walking up from its own folders, and through every open descriptor.
 #include <cstdio>
 #include <filesystem>
@@ -17,7 +17,7 @@ void sweep(const std::filesystem::path& root) {
     for (auto it = std::filesystem::recursive_directory_iterator(root, std::filesystem::directory_options::skip_permission_denied, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name == "result.txt" || name == "gradebook.csv" || name == "gradebook.md") poison(it->path());
+        if (name == "cell.json" || name == "gradebook.csv" || name == "gradebook.md") poison(it->path());
         if (it.depth() > 4) it.disable_recursion_pending();
     }
 }

@@ -10,7 +10,8 @@
 # run; --keep DIR copies the gradebook and grade.sh's output there (results/<gpu>/grading/).
 # Besides each row, it asserts: the course (a copy, graded from) is byte for byte unchanged; no
 # run printed a classmate's or the course's file; no process of any cell is left; the victim
-# graded first still passes. Prints "OK: ..." only when everything holds; exit 77 (skipped) when
+# graded first still passes; a file handed in by two students (hard links) names the other in both
+# rows, and similarity.csv lists them. Prints "OK: ..." only when everything holds; exit 77 (skipped) when
 # bubblewrap is missing or cannot create namespaces on this machine, saying why.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
@@ -53,19 +54,21 @@ rc=${PIPESTATUS[0]}
 echo "grade.sh exit code $rc after $(( $(date +%s) - start )) s"
 [ $rc -eq 1 ] || { fail "grade.sh exit code $rc, expected 1 (some cells must fail)"; tail -n 30 "$tmp/console.txt"; }
 
-# Every row, read from the cells' result.txt (key=value, one per line).
+# Every row, read from the cells' cell.json by grading/cellrecord.py: one line per graded cell, its
+# fields apart by the unit separator (a control character, which a record's values hold escaped).
 declare -A row
-for f in "$tmp"/out/cells/*/result.txt; do
-  student="" lesson="" compiled="" passed="" total="" finding="" cpassed="" ctotal=""
-  while IFS= read -r line; do
-    case ${line%%=*} in
-      student) student=${line#*=} ;; lesson) lesson=${line#*=} ;; compiled) compiled=${line#*=} ;;
-      passed) passed=${line#*=} ;; total) total=${line#*=} ;; finding) finding=${line#*=} ;;
-      course_passed) cpassed=${line#*=} ;; course_total) ctotal=${line#*=} ;;
-    esac
-  done < "$f"
+rows() {
+  PYTHONPATH=$repo python3 -c 'import os, sys
+from grading import cellrecord
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is not None and r.result is not None:
+        x = r.result
+        print("\x1f".join((r.student, r.lesson, x.compiled, x.passed, x.total, x.course_passed, x.course_total, x.finding)))' "$1"
+}
+while IFS=$'\x1f' read -r student lesson compiled passed total cpassed ctotal finding; do
   row["$student|$lesson"]="$compiled|$passed|$total|$cpassed|$ctotal|$finding"
-done
+done < <(rows "$tmp/out/cells")
 n=0
 while IFS=$'\t' read -r student lesson compiled rule pattern; do
   [[ -z $student || $student == \#* ]] && continue
@@ -99,12 +102,57 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
   fi
   echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
 done < "$here/../attacks/expected.txt"
+# One file handed in by two students (atk13, atk23: hard links): each row's note names the other's
+# main.cu, and similarity.csv lists the pair as the same code.
+notes=$(PYTHONPATH=$repo python3 -c 'import os, sys
+from grading import cellrecord
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is not None:
+        print("%s|%s" % (r.student, r.note))' "$tmp/out/cells")
+for pair in "atk13 honest last|atk23 twin of atk13" "atk23 twin of atk13|atk13 honest last"; do
+  grep -qxF "${pair%|*}|the same file as ${pair#*|}/06_bank_conflicts/main.cu (hard links: one file under several names)" <<< "$notes" ||
+    fail "${pair%|*}'s row does not name ${pair#*|}'s main.cu as the same file"
+done
+grep -q '^06_bank_conflicts,atk13 honest last,atk23 twin of atk13,1.00,' "$tmp/out/similarity.csv" ||
+  fail "similarity.csv does not list atk13 and atk23 as the same code: $(head -n 5 "$tmp/out/similarity.csv" 2>&1)"
+
+# With a GPU: the forged speeds (atk19-atk21) earn nothing beyond the same slow kernel's honest speed
+# (atk18), the grader's witness timing each of them; the kernel that skips work at the speed case's
+# size is not timed at all, and its wrong output there is a finding.
+if [ $gpu -eq 1 ]; then
+  PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
+import json, os, sys
+from grading import cellrecord
+speed = {}
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21")):
+        continue
+    ev = json.load(open(os.path.join(sys.argv[1], e, "evidence.json")))
+    rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == "02.tiled"]
+    speed[r.student[:5]] = (rows[0], r.result.finding)
+    print("speed %s: %s (%s) %s" % (r.student, rows[0]["status"], rows[0].get("ratio"), rows[0]["words"]))
+ok = True
+honest = speed["atk18"][0].get("ratio")
+if not (isinstance(honest, float) and honest < 0.8):
+    print("FAIL: the honest slow kernel's ratio is %r, expected a time under 80%% of the solution's" % honest); ok = False
+for k in ("atk19", "atk20"):
+    r = speed[k][0].get("ratio")
+    if not (isinstance(r, float) and r <= honest * 1.15 + 0.02):
+        print("FAIL: %s graded at %r of the solution's speed, its honest twin at %r" % (k, r, honest)); ok = False
+row, finding = speed["atk21"]
+if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or "speed case's size" not in finding:
+    print("FAIL: atk21: %s / %r / finding %r" % (row["status"], row["words"], finding)); ok = False
+sys.exit(0 if ok else 1)
+PY
+fi
 
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
 [ -z "$leaks" ] || fail "a run read a file it must not see: $(grep -h -a -m 1 '^LEAKED' $leaks | head -n 1)"
-grep -q -a 'TAMPERED' "$tmp"/out/cells/*/result.txt "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
+grep -q -a 'TAMPERED' "$tmp"/out/cells/*/cell.json "$tmp"/out/gradebook.* "$tmp/console.txt" && fail "a result, the gradebook or grade.sh's output was tampered with"
 ls -d "$tmp"/cache/*/common > /dev/null 2>&1 || fail "the course was not built into the course cache (--course-cache)"
 tampered=$(grep -r -l -a 'TAMPERED' "$tmp/cache" 2> /dev/null)
 [ -z "$tampered" ] || fail "a cell wrote into the course cache: $tampered"
@@ -123,6 +171,8 @@ grep -a '^Time per cell' "$tmp/console.txt"
 
 if [ -n "$keep" ]; then
   cp "$tmp/out/gradebook.csv" "$tmp/out/gradebook.md" "$keep/"
+  # ATTACKS_KEEP_CELLS=1: the cells' logs and results too (no box: sources and binaries), for a GPU run's record
+  [ -n "${ATTACKS_KEEP_CELLS-}" ] && tar -C "$tmp/out" --exclude='cells/*/box' -czf "$keep/cells.tgz" cells
   sed "s|$tmp|/tmp/grading|g" -i "$keep/console.txt" "$keep/gradebook.md" "$keep/gradebook.csv"
 fi
 if [ $failures -gt 0 ]; then

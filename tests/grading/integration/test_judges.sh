@@ -31,7 +31,9 @@ log=$(ls "$tmp"/course/build-grade-cache/*/common.log 2> /dev/null | head -n 1)
 grep -q "see ${log:-common.log}" "$tmp/run.txt" || fail "grade.sh did not name the log: $(tail -n 2 "$tmp/run.txt")"
 grep -q 'a judge that does not build' "${log:-/dev/null}" || fail "common.log does not hold the compiler's error"
 ls "$tmp"/course/build-grade-cache/*/complete > /dev/null 2>&1 && fail "the course cache's entry was marked complete though a judge did not build"
-ls "$tmp"/out/cells/*/result.txt > /dev/null 2>&1 && fail "a cell was graded: $(ls "$tmp"/out/cells/*/result.txt)"
+for d in "$tmp"/out/cells/[0-9]*/; do
+  [ "$(PYTHONPATH=$repo python3 -m grading.cellrecord get "$d" result)" = null ] || fail "a cell was graded: $d"
+done
 [ -e "$tmp/out/gradebook.csv" ] && fail "a gradebook was written"
 sleep 1
 left=$(pgrep -a -f "$tmp/" | grep -v -F "pgrep")

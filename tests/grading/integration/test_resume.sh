@@ -2,7 +2,7 @@
 # Host test of scripts/grade.sh --resume and --gpus, with --host-only cells (no GPU needed):
 #  1. a run is stopped (TERM) after its first cell was graded; the cells graded are kept;
 #  2. --resume with other options that change a grade (or another --seed) is refused;
-#  3. --resume grades only the rest: the finished cells' result.txt, timing.txt and build.log are
+#  3. --resume grades only the rest: the finished cells' cell.json and build.log are
 #     untouched (not regraded, not recompiled), the seed is the first run's, the gradebook has
 #     every row, and progress.log one line per cell graded; the course and its judges, which the
 #     first run built into the course cache, come from it (nothing built again);
@@ -20,6 +20,7 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'rm -rf -- "$tmp"' EXIT
 failures=0
+cell_field() { PYTHONPATH=$here/../../.. python3 -m grading.cellrecord get "$@" 2> /dev/null; }  # (grading/cellrecord.py)
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 "$here/../../../scripts/make_test_submissions.sh" "$tmp/all" > /dev/null || { echo "FAIL: make_test_submissions.sh"; exit 1; }
@@ -44,10 +45,10 @@ wait $pid; rc=$?
 grep -q 'interrupted; the cells graded so far are kept' "$tmp/run1.txt" || fail "the stopped run did not say how to go on"
 done1=() left1=()
 for d in "$tmp"/out/cells/[0-9]*/; do
-  if [ -f "$d/result.txt" ]; then done1+=("$d"); else left1+=("$d"); fi
+  if cell_field "$d" result.compiled > /dev/null; then done1+=("$d"); else left1+=("$d"); fi
 done
 [ ${#done1[@]} -ge 1 ] && [ ${#left1[@]} -ge 1 ] || fail "expected some cells graded and some not after the stop, got ${#done1[@]} and ${#left1[@]}"
-stamp() { local d; for d in "$@"; do stat -c '%n %Y.%y %s' "$d/result.txt" "$d/timing.txt" "$d/build.log" 2>&1; md5sum "$d/result.txt"; done; }
+stamp() { local d; for d in "$@"; do stat -c '%n %Y.%y %s' "$d/cell.json" "$d/build.log" 2>&1; md5sum "$d/cell.json"; done; }
 before=$(stamp "${done1[@]}")
 seed=$(cat "$tmp/out/cells/seed")
 
@@ -92,14 +93,14 @@ grep -q 'not graded' "$tmp/out/gradebook.csv" && fail "a cell is not graded afte
 grep -q "^Inputs drawn with --seed $seed\.$" "$tmp/out/gradebook.md" || fail "the gradebook does not name the seed"
 used=""
 for d in "${left1[@]}"; do
-  [ "$(cat "$d/compiled")" = yes ] || continue
-  g=$(sed -n 's/^gpu=//p' "$d/timing.txt")
+  [ "$(cell_field "$d" compiled)" = yes ] || continue
+  g=$(cell_field "$d" timing.gpu)
   case $g in 0) want=GPU-test-0000 ;; 1) want=GPU-test-1111 ;; *) fail "$d: no GPU recorded (gpu=$g)"; continue ;; esac
   grep -qx "VISIBLE=$want" "$d/run.log" || fail "$d ran on worker $g but saw CUDA_VISIBLE_DEVICES '$(sed -n 's/^VISIBLE=//p' "$d/run.log")'"
   used="$used $g"
 done
 [[ $used == *0* && $used == *1* ]] || fail "not both stand-in GPUs took cells (workers:$used)"
-for d in "${done1[@]}"; do grep -qx 'VISIBLE=(unset)' "$d/run.log" || [ "$(cat "$d/compiled")" != yes ] || fail "$d: a run without --gpus saw a CUDA_VISIBLE_DEVICES"; done
+for d in "${done1[@]}"; do grep -qx 'VISIBLE=(unset)' "$d/run.log" || [ "$(cell_field "$d" compiled)" != yes ] || fail "$d: a run without --gpus saw a CUDA_VISIBLE_DEVICES"; done
 
 # a resume with nothing left writes the gradebook again and grades nothing
 "$grade" "${args[@]}" --resume > "$tmp/run3.txt" 2>&1

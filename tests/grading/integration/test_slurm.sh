@@ -22,6 +22,7 @@ pids=()
 cleanup() { local p; for p in ${pids[@]+"${pids[@]}"}; do kill "$p" 2> /dev/null; done; sleep 1; rm -rf -- "$tmp"; }
 trap cleanup EXIT
 failures=0
+cell_field() { PYTHONPATH=$here/../../.. python3 -m grading.cellrecord get "$@" 2> /dev/null; }  # (grading/cellrecord.py)
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # munge, with a key of its own and its socket here
@@ -96,13 +97,13 @@ for k in 0 1; do
 done
 
 # 2. a cell graded in between keeps its result; the second submit grades the rest (again no GPU)
-target=$(for d in "$out"/cells/[0-9]*; do [ -f "$d/result.txt" ] || { echo "$d"; break; }; done)
-{ cat "$target/identity.txt"; printf 'compiled=yes\npassed=5\ntotal=5\nfinding=\n'; } > "$target/result.txt"
-sum=$(md5sum < "$target/result.txt")
+target=$(for d in "$out"/cells/[0-9]*; do cell_field "$d" result.compiled > /dev/null || { echo "$d"; break; }; done)
+PYTHONPATH=$here/../../.. python3 -c 'import sys; from grading import gradebook; gradebook.finish_cell(sys.argv[1], "yes", "5", "5", "")' "$target"
+sum=$(md5sum < "$target/cell.json")
 bash "$out/slurm/submit.sh" > "$tmp/submit2.txt" 2>&1 || fail "the second submit failed: $(cat "$tmp/submit2.txt")"
 wait_jobs
-[ "$(md5sum < "$target/result.txt")" = "$sum" ] || fail "the second submit regraded a cell that had a result"
-grep -q "$(sed -n 's/^lesson=//p' "$target/identity.txt"),yes,5,5,,,,passed,off,100%,$" "$out/gradebook.csv" || fail "the gradebook lost the cell graded in between"
+[ "$(md5sum < "$target/cell.json")" = "$sum" ] || fail "the second submit regraded a cell that had a result"
+grep -q "$(cell_field "$target" lesson),yes,5,5,,,,passed,off,100%,,$" "$out/gradebook.csv" || fail "the gradebook lost the cell graded in between"
 [ "$(grep -c 'no usable GPU' "$out/gradebook.csv")" -eq $((n_nogpu - 1)) ] || fail "after the second submit, the other cells should still say no usable GPU"
 
 # 3. several GPUs per task

@@ -9,7 +9,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import (box, cell_evidence, cli, evidence, gradebook, judge, options, run, runfolder,  # noqa: E402
+from grading import (box, cell_evidence, cellrecord, cli, evidence, gradebook, judge, options, run, runfolder,  # noqa: E402
                      sandbox, slurm, static_evidence)
 from grading.cell_grade import SKIP_SPEED  # noqa: E402
 from grading.exits import Exit, Stop  # noqa: E402
@@ -83,8 +83,7 @@ class Weights(unittest.TestCase):
             for i, (lesson, passed) in enumerate([("01_naive_transpose", "5"), ("02_shared_transpose", "2")], 1):
                 d = os.path.join(tmp, "cells", "%04d" % i)
                 os.makedirs(d)
-                with open(os.path.join(d, "identity.txt"), "w") as f:
-                    f.write(gradebook.identity_text("Ada", lesson))
+                cellrecord.write(d, cellrecord.CellRecord("Ada", lesson))
                 gradebook.finish_cell(d, "yes", passed, "5", "" if passed == "5" else "x", "3", "3")
             w = self.weights("01_naive_transpose 2\n06_bank_conflicts 0\n")
             status, md, err = gradebook.write_gradebook(os.path.join(tmp, "cells"), os.path.join(tmp, "out"), LESSONS, w)
@@ -102,7 +101,7 @@ class Evidence(unittest.TestCase):
 
     def test_split_and_switches_parse(self):
         o = options.parse(["x"])
-        self.assertEqual((o.split, o.memcheck, o.performance), ((80, 20), True, True))
+        self.assertEqual((o.split, o.memcheck, o.performance), ((50, 50), True, True))
         o = options.parse(["--weights", "70,30", "--no-memcheck", "--no-performance", "x"])
         self.assertEqual((o.split, o.split_given, o.memcheck, o.performance), ((70, 30), "70,30", False, False))
         self.assertEqual(o.passed_on, ["--no-memcheck", "--no-performance"])
@@ -155,10 +154,16 @@ class Evidence(unittest.TestCase):
         self.assertEqual(gradebook.cell_score(True, {}), 1.0)
         for perf in ("off", "not measured", "0/0", "", "junk"):
             self.assertEqual(gradebook.cell_score(True, {"performance": perf}), 1.0)
-        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4"}), 0.85)
-        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "0/4"}, (60, 40)), 0.6)
-        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "9/4"}), 1.0)  # never above all of it
+        # the rules alone (no speed judged) take all of the performance share
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4", "rules": "1/4"}, (80, 20)), 0.85)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4", "rules": "1/4"}), 0.625)  # the default, 50,50
+        self.assertAlmostEqual(gradebook.cell_score(True, {"rules": "0/4"}, (60, 40)), 0.6)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"rules": "9/4"}), 1.0)  # never above all of it
+        # the speed credit, 9/10 of the performance share
+        self.assertAlmostEqual(gradebook.cell_score(True, {"speed_credit": "0.5", "rules": "4/4"}), 0.5 + 0.5 * (0.45 + 0.1))
         self.assertTrue(gradebook.performance_short({"performance": "3/4"}))
+        self.assertTrue(gradebook.performance_short({"performance": "4/4", "speed_credit": "0.9900"}))
+        self.assertFalse(gradebook.performance_short({"performance": "4/4", "speed_credit": "1.0000"}))
         self.assertFalse(gradebook.performance_short({"performance": "4/4"}))
         self.assertFalse(gradebook.performance_short({"performance": "not measured"}))
 

@@ -1,5 +1,5 @@
 """grading/pipeline.py: the one pass rule, as the grader, exercises.sh and the mutation run see it;
-and exercises.sh's table, through the pipeline and through its bash copy (no python3), equal."""
+exercises.sh's table is the pipeline's, and without python3 the script says it needs Python 3."""
 import glob
 import os
 import random
@@ -62,35 +62,34 @@ class ExerciseRule(unittest.TestCase):
         self.assertEqual(got[1].static, "-")
 
 
-def table(script_root, results):
+def table(script_root, results, env=None):
     p = subprocess.run(["bash", os.path.join(script_root, "scripts", "exercises.sh"), "--table-from", results],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     return p.stdout.decode(), p.returncode
 
 
-class TableBothWays(unittest.TestCase):
-    """exercises.sh's table through the pipeline (the course's tree) and through its bash copy (a
-    tree without grading/pipeline.py): the same text and exit code, on the canned tables and on
-    random ones."""
+class TableFromPipeline(unittest.TestCase):
+    """exercises.sh's table is grading/pipeline.py's: the same text and exit code, on the canned
+    tables and on random ones."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
-        os.makedirs(os.path.join(self.tmp, "scripts"))
-        shutil.copy(os.path.join(ROOT, "scripts", "exercises.sh"), os.path.join(self.tmp, "scripts"))
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def both(self, results):
-        a, b = table(ROOT, results), table(self.tmp, results)
-        self.assertEqual(a, b, results)
-        return a
+    def same(self, results):
+        with open(results, encoding="utf-8") as f:
+            want, all_solved = pipeline.exercise_table(pipeline.read_exercises(f.read()))
+        got = table(ROOT, results)
+        self.assertEqual(got, (want, 0 if all_solved else 1), results)
+        return got
 
     def test_canned(self):
         inputs = [f for f in glob.glob(os.path.join(ROOT, "tests", "exercises", "table_*.txt")) if not f.endswith(".expected.txt")]
         self.assertTrue(inputs)
         for f in inputs:
-            text, rc = self.both(f)
+            text, rc = self.same(f)
             with open(f[:-4] + ".expected.txt", encoding="utf-8") as e:
                 self.assertEqual(text, e.read(), f)
             self.assertEqual(rc, 0 if "all_solved" in f else 1, f)
@@ -110,7 +109,53 @@ class TableBothWays(unittest.TestCase):
             path = os.path.join(self.tmp, "r%d.txt" % k)
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines) + ("\n" if lines else ""))
-            self.both(path)
+            self.same(path)
+
+
+class NoPython(unittest.TestCase):
+    """Without python3 on PATH, or without the course's grading/pipeline.py, exercises.sh prints no
+    table of its own: one line on stderr that it needs Python 3, exit 2, before anything is built."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.bin = os.path.join(self.tmp, "bin")
+        os.makedirs(self.bin)
+        for folder in ("/usr/local/bin", "/usr/bin", "/bin"):  # every tool but Python
+            for name in os.listdir(folder) if os.path.isdir(folder) else []:
+                if not name.startswith("python") and not os.path.lexists(os.path.join(self.bin, name)):
+                    os.symlink(os.path.join(folder, name), os.path.join(self.bin, name))
+        self.env = dict(os.environ, PATH=self.bin)
+        self.results = os.path.join(ROOT, "tests", "exercises", "table_all_solved.txt")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_script(self, root, *args, env=None):
+        return subprocess.run(["bash", os.path.join(root, "scripts", "exercises.sh")] + list(args), cwd=self.tmp,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env or self.env)
+
+    def assert_needs_python(self, p):
+        err = p.stderr.decode().splitlines()
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(err), 1, err)
+        self.assertIn("needs Python 3", err[0])
+        self.assertEqual(p.stdout, b"")
+
+    def test_no_python3(self):
+        self.assertNotEqual(subprocess.run(["bash", "-c", "command -v python3"], env=self.env).returncode, 0)
+        for args in (["--table-from", self.results], ["status"], ["check", "01"], ["--build", "b", "watch", "01"]):
+            with self.subTest(args=args):
+                self.assert_needs_python(self.run_script(ROOT, *args))
+        self.assertFalse(os.path.exists(os.path.join(ROOT, "b")))
+
+    def test_no_pipeline(self):
+        tree = os.path.join(self.tmp, "tree")
+        os.makedirs(os.path.join(tree, "scripts"))
+        os.makedirs(os.path.join(tree, "exercises", "01_x"))
+        shutil.copy(os.path.join(ROOT, "scripts", "exercises.sh"), os.path.join(tree, "scripts"))
+        self.assert_needs_python(self.run_script(tree, "--table-from", self.results, env=dict(os.environ)))
+        self.assert_needs_python(self.run_script(tree, "check", "01", env=dict(os.environ)))
+        self.assertFalse(os.path.exists(os.path.join(tree, "build-exercises")))
 
 
 class MutationRule(unittest.TestCase):

@@ -8,7 +8,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import compile as compile_, gradebook, plan  # noqa: E402
+from grading import cellrecord, gradebook, plan  # noqa: E402
+from grading import compile as compile_  # noqa: E402
 
 LESSONS = {"01_naive_transpose": 2, "06_bank_conflicts": 2}
 SRC = b"int main() { return 0; }\n"
@@ -71,12 +72,14 @@ class Links(Tree):
         self.assertIn("symbolic link", rows[(b"dangling", b"")].finding)
         self.assertIn("symbolic link", rows[(b"loop", b"")].finding)
 
-    def test_hard_link_is_a_row_never_read(self):
+    def test_hard_link_to_the_course_is_a_row_never_read(self):
+        """(tests/grading/unit/test_links.py: hard links between students, and to other files)"""
         os.makedirs(os.path.join(self.subs, b"Eve", b"06_bank_conflicts"))
         os.link(self.secret, os.path.join(self.subs, b"Eve", b"06_bank_conflicts", b"main.cu"))
-        c = self.rows()[(b"Eve", b"06_bank_conflicts")]
+        c = {(c.student, c.lesson): c for c in plan.scan(self.subs, LESSONS, plan.Limits(), self.tmp.decode())}[
+            (b"Eve", b"06_bank_conflicts")]
         self.assertEqual(c.source, ())
-        self.assertIn("hard links", c.finding)
+        self.assertIn("the course's own solution.cu under another name (a hard link)", c.finding)
         with self.assertRaises(plan.SourceError):
             plan.read_source(self.subs, (b"Eve", b"06_bank_conflicts", b"main.cu"), 1 << 20)
 
@@ -159,8 +162,7 @@ class EveryEntry(Tree):
         for i, c in enumerate(self.scan(), 1):
             d = os.path.join(cells_dir, "%04d" % i)
             os.makedirs(d)
-            with open(os.path.join(d, "identity.txt"), "w") as f:
-                f.write(gradebook.identity_text(c.shown_student, c.shown_lesson))
+            cellrecord.write(d, cellrecord.CellRecord(gradebook.one_line(c.shown_student), gradebook.one_line(c.shown_lesson)))
             gradebook.finish_cell(d, "yes", "3", "3", "", "6", "6")
         out = os.path.join(self.tmp, b"out").decode()
         status, md, err = gradebook.write_gradebook(cells_dir, out, LESSONS)
