@@ -13,7 +13,7 @@ import statistics
 import sys
 from datetime import datetime, timezone
 
-CHECKS = ["run_s", "judge_s", "sanitize_s", "memcheck_s", "evidence_s"]  # a cell's steps on its GPU, one after another
+CHECKS = ["run_s", "judge_s", "sanitize_s", "memcheck_s", "witness_s", "evidence_s"]  # a cell's steps on its GPU, one after another
 STEPS = ["compile_s", "lint_s", "static_s"] + CHECKS
 RUNS = (("warm", "cold start (builds the course cache), GPU 0"), ("one", "one GPU (--gpus 0)"), ("two", "two GPUs (--gpus 0,1)"))
 
@@ -104,7 +104,7 @@ def report(out: str) -> str:
         lines.append("%-42s %8.1f %8.0f %11s s %10s s  %s" % (x["label"], x["wall"], len(x["book"]) * 3600 / x["wall"],
                                                              f1(x["first"]), "%.2f" % x["per_cell"] if x["per_cell"] else "-",
                                                              x["course"]))
-    lines.append("(GPU time: the median of a cell's checks on its GPU: run, judge, memcheck subset, evidence, sanitizers)")
+    lines.append("(GPU time: the median of a cell's checks on its GPU: run, judge, sanitizers, memcheck subset, speed witness, evidence)")
     speedup = one["wall"] / two["wall"]
     lines += ["", "speed-up, both runs warm (the course from the cache): %.2fx" % speedup]
     if warm["first"] is not None and one["first"] is not None:
