@@ -4,8 +4,9 @@
 # (it refuses on fewer), bubblewrap and what grade.sh needs; about 7 minutes on two H200s.
 #   0. makes a class of correct students in OUT/class: TWO_GPUS_STUDENTS (default 8) made-up
 #      students who each hand in every lesson's own main.cu (8 x 6 = 48 cells);
-#   1. cold start: one more made-up student's six lessons graded on GPU 0 into OUT/warm, which
-#      builds the course and its judges into the course cache OUT/cache (timed: the cold start);
+#   1. cold start: one more made-up student's six lessons graded on GPUs 0 and 1 into OUT/warm,
+#      which builds the course and its judges into the course cache OUT/cache (timed: the cold
+#      start; its first result, against the warm runs', is what a cold start adds);
 #   2. the class on GPU 0 alone (grade.sh --gpus 0) into OUT/one;
 #   3. the same class, at the same seed (TWO_GPUS_SEED, default 2026), on GPUs 0 and 1
 #      (--gpus 0,1) into OUT/two.
@@ -87,7 +88,7 @@ timing() {
   top=$(git -C "$repo" rev-parse --show-toplevel 2> /dev/null)  # (a copy inside another checkout is not that one)
   echo "commit: $([ "$top" = "$repo" ] && git -C "$repo" rev-parse --short HEAD || echo '? (not a git checkout)')"
   echo "options: $*; seed $seed; $students students x ${#lessons[@]} lessons"; } > "$out/env.txt" 2>&1
-grade warm "$out/warm-class" --gpus 0 "$@" || exit 1
+grade warm "$out/warm-class" --gpus 0,1 "$@" || exit 1
 grade one "$out/class" --gpus 0 "$@" || exit 1
 grade two "$out/class" --gpus 0,1 "$@" || exit 1
 for d in warm one two; do

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 CHECKS = ["run_s", "judge_s", "sanitize_s", "memcheck_s", "witness_s", "evidence_s"]  # a cell's steps on its GPU, one after another
 STEPS = ["compile_s", "lint_s", "static_s"] + CHECKS
-RUNS = (("warm", "cold start (builds the course cache), GPU 0"), ("one", "one GPU (--gpus 0)"), ("two", "two GPUs (--gpus 0,1)"))
+RUNS = (("warm", "cold start (builds the course cache)"), ("one", "one GPU (--gpus 0)"), ("two", "two GPUs (--gpus 0,1)"))
 
 
 def read(path: str) -> str:
