@@ -30,12 +30,14 @@ def wait_all(futures: list[Future]) -> None:
 
 
 class Ready:
-    """The cells left to grade, in order, told when a compile ends (or the compiling stopped)."""
+    """The cells left to grade, in order, told when a compile ends (or the compiling stopped); the
+    workers waiting for one are served in the order they came (the GPU idle longest first)."""
 
     def __init__(self, g: Grading, cells: list[Cell]) -> None:
         self.g = g
         self.cells = list(cells)
         self.cond = threading.Condition()
+        self.waiting: list[object] = []
 
     def tell(self) -> None:
         """A compile ended, or the compiling stopped: waiting workers look again."""
@@ -45,15 +47,22 @@ class Ready:
     def take(self) -> Cell | None:
         """The first cell left whose compile has ended (waited for); once the compiling stopped,
         the first left (grade_cell says why it was never built); None when none is left."""
+        me = object()
         with self.cond:
-            while self.cells:
-                for i, c in enumerate(self.cells):
-                    if c.compiled.is_set():
-                        return self.cells.pop(i)
-                if self.g.compile_done.is_set():
-                    return self.cells.pop(0)
-                self.cond.wait(0.5)
-            return None
+            self.waiting.append(me)
+            try:
+                while self.cells:
+                    if self.waiting[0] is me:
+                        for i, c in enumerate(self.cells):
+                            if c.compiled.is_set():
+                                return self.cells.pop(i)
+                        if self.g.compile_done.is_set():
+                            return self.cells.pop(0)
+                    self.cond.wait(0.5)
+                return None
+            finally:
+                self.waiting.remove(me)
+                self.cond.notify_all()  # (the next worker in line looks)
 
 
 def compile_all(g: Grading, todo: list[Cell], ready: Ready | None = None) -> None:

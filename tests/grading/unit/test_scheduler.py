@@ -42,7 +42,7 @@ class Ready(unittest.TestCase):
         a, b = cell("a"), cell("b")
         ready = scheduler.Ready(g, [a, b])
         got = []
-        t = threading.Thread(target=lambda: got.append(ready.take()))
+        t = threading.Thread(target=lambda: got.append(ready.take()), daemon=True)
         t.start()
         time.sleep(0.2)
         self.assertEqual(got, [])  # nothing compiled yet: it waits
@@ -58,6 +58,31 @@ class Ready(unittest.TestCase):
         g.compile_done.set()
         ready.tell()
         self.assertIs(ready.take(), a)
+
+
+    def test_the_worker_that_waited_longest_is_served_first(self):
+        g = grading()
+        cells = [cell("a"), cell("b")]
+        ready = scheduler.Ready(g, cells)
+        got = []
+
+        def take(who):
+            got.append((who, ready.take()))
+
+        first = threading.Thread(target=take, args=("first",), daemon=True)
+        first.start()
+        time.sleep(0.2)
+        second = threading.Thread(target=take, args=("second",), daemon=True)
+        second.start()
+        time.sleep(0.2)
+        cells[1].compiled.set()
+        ready.tell()
+        first.join(5)
+        self.assertEqual(got, [("first", cells[1])])
+        cells[0].compiled.set()
+        ready.tell()
+        second.join(5)
+        self.assertEqual(got[1], ("second", cells[0]))
 
 
 class Workers(unittest.TestCase):
@@ -90,6 +115,34 @@ class Workers(unittest.TestCase):
         self.assertEqual(sorted(names), sorted(c.name for c in cells))
         self.assertEqual(names[-1], "slow")  # the ready cells went first, in order
         self.assertEqual({gpu for _, gpu in graded}, {"0", "1"})
+
+    def test_cells_compiled_one_by_one_go_to_both_gpus_in_turn(self):
+        # one compile at a time, each slower than a cell's checks: a GPU that is free takes the next
+        # cell in turn with the other, not whichever thread wakes first
+        g = grading(ngpus=2)
+        cells = [cell("c%d" % i) for i in range(6)]
+        ready = scheduler.Ready(g, cells)
+        graded = []
+
+        def compile_all():
+            for c in cells:
+                time.sleep(0.15)
+                c.compiled.set()
+                ready.tell()
+            g.compile_done.set()
+            ready.tell()
+
+        def grade_cell(g_, c, gpu, share):
+            graded.append(gpu[0])
+            return None
+
+        with mock.patch.object(scheduler, "grade_cell", grade_cell):
+            t = threading.Thread(target=compile_all)
+            t.start()
+            scheduler.run_workers(g, ready, 1)
+            t.join()
+        self.assertEqual(len(graded), 6)
+        self.assertTrue(all(a != b for a, b in zip(graded, graded[1:])), graded)  # in turn
 
     def test_a_worker_whose_gpu_is_lost_stops_and_says_why(self):
         g = grading(ngpus=1)
