@@ -35,9 +35,10 @@ class Box:
         return len(run.uid_processes({os.getuid()}))
 
     def run(self, cell_dir: str, number: int, name: str, limit: int, role: str, cmd: list[str], gpu: tuple | None,
-            fd3: int | None = None, cap: int | None = None) -> run.Step:
+            fd3: int | None = None, cap: int | None = None, judge: str = "") -> run.Step:
         """Runs CMD in the cell's sandbox: DIR/NAME.log (cut at --output-kib, or CAP bytes), DIR/NAME.cut.
-        FD3: a descriptor the command gets as its fd 3 (the transcript), and no other."""
+        FD3: a descriptor the command gets as its fd 3 (the transcript), and no other. JUDGE: the
+        course's own check, shown in the sandbox at sandbox.WITNESS_JUDGE (the speed witness)."""
         o = self.o
         uid = self.cell_uid(number)
         if uid is not None:
@@ -45,7 +46,7 @@ class Box:
         data = o.mem_mib if role == "compile" or (name == "run" and self.data_limit_runs) else 0
         prefix = sandbox.command(self.cfg, role, os.path.join(cell_dir, "box"), uid=uid, gpu_uuid=gpu[1] if gpu else "",
                                  gpu_minor=gpu[2] if gpu else "", nproc_base=self.nproc_base(),
-                                 status_fd=None if o.no_sandbox else "{status_fd}", data_mib=data)
+                                 status_fd=None if o.no_sandbox else "{status_fd}", data_mib=data, judge=judge)
         full = prefix + cmd
         if fd3 is not None:
             full = run.with_fd3(fd3, full)

@@ -8,7 +8,7 @@ import os
 import time
 
 from . import compile as compile_
-from . import cellrecord, plan
+from . import cellrecord, plan, witness
 from .cell_evidence import static_facts
 from .context import Grading
 from .findings import lint_finding
@@ -47,13 +47,24 @@ def _after_compile(g: Grading, cell: Cell, box: str) -> None:
         except Exception as e:  # a grader error: the lint is not applicable, the cell is graded
             cell.lint = "not applicable (grader error: %s)" % visible(str(e))[:200]
         cell.timing.add("lint_s", time.monotonic() - t1)
+    binary = os.path.join(box, "build", cell.lesson + "_check")
     if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("rules"):
         t1 = time.monotonic()
         try:
-            cell.static = static_facts(g.box, cell, os.path.join(box, "build", cell.lesson + "_check"), g.rubrics)
+            cell.static = static_facts(g.box, cell, binary, g.rubrics)
         except Exception as e:  # a grader error: the static facts are not measured, the cell is graded
             cell.static = (None, "static facts not read (grader error: %s)" % visible(str(e))[:200])
         cell.timing.add("static_s", time.monotonic() - t1)
+    if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("speed"):
+        t1 = time.monotonic()
+        if g.rubrics.cuobjdump is None:
+            cell.witness = "no cuobjdump on the grading machine (%s)" % g.rubrics.no_cuobjdump
+        else:
+            try:
+                cell.witness = witness.extract(g.box, cell, box, binary, g.rubrics.cuobjdump)
+            except Exception as e:  # a grader error: the speed is not timed, and says so
+                cell.witness = "grader error: %s" % visible(str(e))[:200]
+        cell.timing.add("extract_s", time.monotonic() - t1)
 
 
 def build_cell(g: Grading, cell: Cell) -> None:

@@ -104,8 +104,9 @@ def static_facts(box: Box, cell: Cell, binary: str, rubrics: Rubrics, cap: int =
 
 def performance(o: Options, rubrics: Rubrics, cell: Cell, g: judge.Grade | None) -> dict[str, Any]:
     """The cell's performance: {"performance": "met/judged" | "off" | "not measured", "met",
-    "total", "short" (the first shortfall's words), "contracts_broken"}; evidence.json keeps
-    every rule's result."""
+    "total", "short" (the first shortfall's words), "contracts_broken", and what its score is
+    made of (grading/score.py): "speed_credit", "speed_ratio", "rules_met", "rules_judged"};
+    evidence.json keeps every rule's result."""
     if not o.performance:
         return {"performance": "off"}
     if o.host_only:
@@ -117,4 +118,6 @@ def performance(o: Options, rubrics: Rubrics, cell: Cell, g: judge.Grade | None)
     gradebook.write_atomic(os.path.join(cell.dir, "evidence.json"),
                            json.dumps(result, indent=1, sort_keys=True, default=str) + "\n")
     return {"performance": evidence.summary(result), "met": result["met"], "total": result["met"] + result["short"],
-            "short": result["first_short"], "contracts_broken": result["contracts_broken"]}
+            "short": result["first_short"], "contracts_broken": result["contracts_broken"],
+            "speed_credit": result["speed_credit"], "speed_ratio": result["speed_ratio"],
+            "rules_met": result["rules_met"], "rules_judged": result["rules_judged"]}

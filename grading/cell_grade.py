@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import gpus as gpus_
-from . import gradebook, judge, pipeline, run
+from . import gradebook, judge, pipeline, run, sandbox, witness
 from .cell_evidence import performance
 from .context import Grading
 from .findings import log_says, memcheck_subset_finding, run_finding, sanitizer_finding
@@ -178,6 +178,47 @@ def layer_memcheck(g: Grading, r: CellRun) -> None:
     r.marks.append(time.monotonic())
 
 
+def layer_witness(g: Grading, r: CellRun) -> None:
+    """4b. the speed witness (grading/witness.py): the course's own check, in the cell's sandbox,
+    times the submission's kernels; its times replace whatever the runner recorded. Only where the
+    cell passed so far: a failed cell's speed is not timed."""
+    o, gr, cell = g.o, r.grade, r.cell
+    if not o.performance or o.host_only or gr is None or not gr.evidence:
+        r.marks.append(time.monotonic())
+        return
+    lines: dict[str, dict[str, Any]] = {}
+    failed, unavailable = "", ""
+    if cell.witness is not None:
+        unavailable = cell.witness if cell.witness.startswith(("no cuobjdump", "grader error")) else ""
+        failed = cell.witness
+    elif r.stop is not None or not pipeline.grader_passed_so_far(r.findings + r.lint, gr.passed, gr.total):
+        failed = "the cell did not pass its checks"
+    else:
+        out = os.path.join(cell.dir, "witness.jsonl")
+        wfd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        judge_bin = os.path.join(g.course.common, cell.lesson + "_check")
+        shown = judge_bin if o.no_sandbox else sandbox.WITNESS_JUDGE
+        try:
+            s = g.box.run(cell.dir, cell.number, "witness", o.timeout, "run",
+                          witness.command(shown, witness.cubin_dir(os.path.join(cell.dir, "box")), g.seed), r.gpu,
+                          fd3=wfd, judge=judge_bin)
+        finally:
+            os.close(wfd)
+        r.san_peak = max(r.san_peak, s.peak_rss)
+        lines = witness.read_lines(out)
+        r.findings += [shorten(f) for f in witness.wrong_outputs(lines)]
+        if s.timed_out:
+            failed = "the timed runs went over the time limit (%d s)" % o.timeout
+        elif not s.started or s.rc != 0:
+            failed = "the witness ended with exit %d (see witness.log)" % s.rc
+        if r.share == 1:
+            busy = r.gpu_left_busy("the speed witness")
+            if busy:
+                r.findings.append(busy)
+    gr.evidence = witness.merge(gr.evidence, lines, failed, unavailable)
+    r.marks.append(time.monotonic())
+
+
 def layer_evidence(g: Grading, r: CellRun) -> dict[str, Any]:
     """5. performance evidence: the verdict's speed evidence and the compiled kernels' static facts,
     judged by the lesson's rubric; a contract it breaks (a "required" rule) fails correctness."""
@@ -191,7 +232,7 @@ def layer_evidence(g: Grading, r: CellRun) -> dict[str, Any]:
 
 
 def _timing(r: CellRun, t0: float) -> None:
-    t1, t2, t3, t4, t5 = r.marks
+    t1, t2, t3, t4, t4b, t5 = r.marks
     add = r.cell.timing.add
     for key, value in (("run_s", t1 - t0), ("judge_s", t2 - t1), ("sanitize_s", t3 - t2)):
         add(key, value)
@@ -200,7 +241,8 @@ def _timing(r: CellRun, t0: float) -> None:
         add(key, n)
     if r.memcheck_ran:
         add("memcheck_s", t4 - t3)
-    add("evidence_s", t5 - t4)
+    add("witness_s", t4b - t4)
+    add("evidence_s", t5 - t4b)
     if r.gpu:
         add("gpu", "%s" % r.gpu[0])
     r.cell.timing.write(r.cell.dir)
@@ -260,6 +302,7 @@ def grade_cell(g: Grading, cell: Cell, gpu: tuple | None, share: int) -> str | N
     layer_judge(g, r)
     layer_sanitizers(g, r)
     layer_memcheck(g, r)
+    layer_witness(g, r)
     perf = layer_evidence(g, r)
     finish(g, r, perf, t0)
     return r.stop

@@ -3,8 +3,9 @@
 It holds who the cell is (student, lesson, and for a Slurm plan its slice), its compile's outcome
 (compiled: yes, no, "-" not graded; "" while not compiled in this run), the time and memory each
 step took (timing: compile_s, compile_mib, lint_s, static_s, then the run's keys, RUN_KEYS), its
-result once graded (result: the gradebook's fields, each a string on one line: names as
-names.display_name shows them, findings with control characters escaped) and, for a cell graded
+result once graded (result: the gradebook's fields, each a string on one line: names as the plan
+shows them (names.display_name, then names.class_labels), findings with control characters
+escaped) and, for a cell graded
 again alone after a shared pass (--share), the shared run's result and timing (shared). The
 steps' logs, verdict.json, evidence.json and static.json stay files of their own.
 
@@ -35,14 +36,14 @@ from typing import Any, Callable
 
 from .names import visible
 
-VERSION = 1
+VERSION = 2  # 2: the result's speed_credit, speed_ratio and rules (grading/score.py)
 FILE = "cell.json"
 LEGACY = ("result.txt", "identity.txt")  # what a cell folder of an earlier grader holds
 MAX_BYTES = 1 << 20
 COMPILED = ("", "yes", "no", "-")
 # The keys of timing that a cell's run writes (after a shared pass they move to shared.timing);
 # compile_s, compile_mib, lint_s and static_s are its compile's.
-RUN_KEYS = ("run_s", "judge_s", "sanitize_s", "memcheck_s", "evidence_s", "share", "run_mib", "judge_mib",
+RUN_KEYS = ("run_s", "judge_s", "sanitize_s", "memcheck_s", "witness_s", "evidence_s", "share", "run_mib", "judge_mib",
             "sanitize_mib", "gpu")
 
 _lock = threading.Lock()  # one read-change-write of a record at a time (compile and GPU threads)
@@ -63,6 +64,9 @@ class Result:
     finding: str = ""
     performance: str = ""
     performance_short: str = ""
+    speed_credit: str = ""
+    speed_ratio: str = ""
+    rules: str = ""
 
 
 @dataclass

@@ -9,6 +9,7 @@ import sys
 
 from .exits import Exit
 from .grader import Grader
+from .names import DataError
 from .options import parse
 
 
@@ -22,6 +23,9 @@ def main(argv: list[str] | None = None) -> int:
         if e.message:
             print(e.message, file=sys.stdout if e.code == 0 else sys.stderr)
         status = e.code
+    except DataError as e:  # the grader's own Unicode data (names.py) is missing: nothing graded
+        print("grade.sh: %s" % e, file=sys.stderr)
+        status = 1
     sys.stdout.flush()
     sys.stderr.flush()
     return status

@@ -39,6 +39,10 @@ not a finite number > 0 is implausible: not credited, and said so.
 A performance fraction is met / (met + short) over the speed rules, the static rules that are not
 contracts and the counters rules (when measured); a rule not measured (no GPU, no evidence for
 it, no solution value for this architecture) counts neither way. None: nothing was measured.
+A speed rule judged also earns a credit from 0 to 1 (rubric.speed_credit: all of it at or above
+the rule's "full" share of the solution's speed, none at or below its "zero", a straight line
+between; 0 when the time is implausible or missing); the lesson's speed credit is its lowest,
+which the class grader's score uses (grading/score.py).
 """
 import csv
 import json
@@ -50,6 +54,7 @@ import sys
 from . import cmdline
 from . import static_evidence as se
 from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, load_rubric, percent
+from .rubric import FULL, ZERO, speed_credit
 from .rubric import validate_rubric as validate_rubric  # (the tests and the tools call it here too)
 
 MIN_CEILING_SHARE = 0.5  # a submission's time under this share of its ceiling's is implausible
@@ -103,7 +108,8 @@ def judge_speed(rubric, evidence):
                 entries[e["exercise"]] = e
     for rule in rubric.get("speed", []):
         ex = rule["exercise"]
-        base = dict(min_ratio=rule["min_ratio"], ratio=None, ceiling_fraction=None, implausible=False)
+        base = dict(min_ratio=rule["min_ratio"], ratio=None, ceiling_fraction=None, implausible=False, credit=None,
+                    full=rule.get("full", FULL), zero=rule.get("zero", ZERO))
         if not evidence:
             rows.append(_row("speed", ex, NOT_MEASURED, "no speed evidence (no GPU run)", **base))
             continue
@@ -115,10 +121,16 @@ def judge_speed(rubric, evidence):
             if isinstance(e.get(k), str):
                 base[k] = _clean(e[k], 120)
         solution = e.get("solution")
+        if isinstance(e.get("witness_unavailable"), str):  # the grading machine cannot run the witness
+            rows.append(_row("speed", ex, NOT_MEASURED, "not timed: %s" % _clean(e["witness_unavailable"], 240), **base))
+            continue
+        if isinstance(e.get("witness_problem"), str):  # the grader's witness (grading/witness.py) gave no time
+            rows.append(_row("speed", ex, SHORT, "not timed by the grader: %s" % _clean(e["witness_problem"], 240), **base))
+            continue
         if "max_ratio" in rule:  # an exercise that asks for the slower pattern: far faster is the other one
             fast, _, unlimited_problem = speed_ratio(e.get("submission"), solution, limit=math.inf)
             if unlimited_problem is None and fast is not None and fast > rule["max_ratio"]:
-                base["ratio"] = fast
+                base["ratio"], base["credit"] = fast, 0.0
                 rows.append(_row("speed", ex, SHORT, rule["short_fast"].replace("{ratio}", percent(fast)), **base))
                 continue
         ratio, fraction, problem = speed_ratio(e.get("submission"), solution)
@@ -130,7 +142,7 @@ def judge_speed(rubric, evidence):
             base["solution_ms"] = _number(solution.get("ms"))
             base["solution_ceiling_ms"] = _number(solution.get("ceiling_ms"))
         if problem is not None:
-            base["implausible"] = problem.startswith("implausible")
+            base["implausible"], base["credit"] = problem.startswith("implausible"), 0.0
             rows.append(_row("speed", ex, SHORT, problem, **base))
             continue
         if ratio is None:  # no (usable) solution figure: only the ceiling fraction is known
@@ -138,10 +150,11 @@ def judge_speed(rubric, evidence):
             rows.append(_row("speed", ex, NOT_MEASURED, "%s; your kernel ran at %s of the %s's speed"
                              % (why, percent(fraction), base.get("ceiling", "ceiling")), **base))
             continue
-        base["ratio"] = ratio
+        base["ratio"], base["credit"] = ratio, speed_credit(ratio, rule)
         if ratio >= rule["min_ratio"]:
-            rows.append(_row("speed", ex, MET, "%s of the solution's speed (at least %s asked)"
-                             % (percent(ratio), percent(rule["min_ratio"])), **base))
+            rows.append(_row("speed", ex, MET, "%s of the solution's speed (at least %s asked%s)"
+                             % (percent(ratio), percent(rule["min_ratio"]), "" if base["credit"] >= 1 else
+                                "; full speed credit from %s" % percent(base["full"])), **base))
         else:
             rows.append(_row("speed", ex, SHORT, rule["short"].replace("{ratio}", percent(ratio)), **base))
     return rows
@@ -236,6 +249,9 @@ def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None):
     """Every rule of RUBRIC on this evidence. Returns
       {"rules": [rows], "exercises": {id: [rows]}, "met", "short", "not_measured" (performance rules),
        "fraction" (met / (met + short), None when nothing was measured), "first_short" (words),
+       "speed_credit" (the lowest credit of the speed rules judged, None when none was), with that
+       rule's "speed_ratio" and "speed_exercise"; "rules_met" and "rules_judged" (the other
+       performance rules: static facts and counters),
        "contracts_broken": [words of required static rules that fell short], "implausible": [words]}
     Each row: kind (speed | static | contract | counters), exercise, status (met | short | not
     measured), words, and the kind's numbers (a speed row: ratio, ceiling_fraction, ms, ...)."""
@@ -246,9 +262,20 @@ def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None):
     exercises = {}
     for r in rows:
         exercises.setdefault(r["exercise"] or "(lesson)", []).append(r)
-    # the first shortfall shown: an implausible speed first (a finding the instructor must see), else in rubric order
-    first = next((r for r in perf if r.get("implausible")), None) or next((r for r in perf if r["status"] == SHORT), None)
+    # The lesson's speed credit is its slowest exercise's (the lowest credit of the speed rules judged).
+    credited = sorted((r for r in rows if r["kind"] == "speed" and r.get("credit") is not None), key=lambda r: r["credit"])
+    slowest = credited[0] if credited else None
+    others = [r for r in perf if r["kind"] != "speed" and r["status"] != NOT_MEASURED]
+    # the first shortfall shown: an implausible speed first (a finding the instructor must see), then
+    # the slowest exercise's speed, then the other rules in rubric order, then a speed met below full credit
+    first = (next((r for r in perf if r.get("implausible")), None) or next((r for r in credited if r["status"] == SHORT), None)
+             or next((r for r in perf if r["status"] == SHORT), None) or next((r for r in credited if r["credit"] < 1), None))
     return {
+        "speed_credit": slowest["credit"] if slowest else None,
+        "speed_ratio": slowest["ratio"] if slowest else None,
+        "speed_exercise": slowest["exercise"] if slowest else None,
+        "rules_met": sum(1 for r in others if r["status"] == MET),
+        "rules_judged": len(others),
         "rules": rows,
         "exercises": exercises,
         "met": met,
@@ -387,6 +414,8 @@ def show(result, out=None):
                     what += " %s of the solution's" % percent(r["ratio"])
                 if r.get("ceiling_fraction") is not None:
                     what += " (%s of the %s's)" % (percent(r["ceiling_fraction"]), r.get("ceiling", "ceiling"))
+                if r.get("credit") is not None:
+                    what += ", credit %s" % percent(r["credit"])
             elif r["kind"] == "counters":
                 what = "%s%s %s" % (r["metric"], " per " + r["per"] if r.get("per") else "", r["expect"])
             else:
@@ -400,54 +429,28 @@ def show(result, out=None):
         print("contract broken: %s" % w, file=out)
 
 
-VALUED = ("--binary", "--dumps", "--counters", "--lines", "--solutions")
-
-
-def _tokens(cmd, rubric, args):
-    """judge|show's arguments, in the grammar's order (VERDICT, only before --lines, and not one
-    starting with --), for the parser; RubricError: an argument the grammar does not take."""
-    out, opts, verdict, lines = [cmd, cmdline.MARK + rubric], [], False, False
-    args = list(args)
-    while args:
-        a = args.pop(0)
-        if a in VALUED and args:
-            opts += [a, cmdline.MARK + args.pop(0)]
-            lines = lines or a == "--lines"
+def _options(args):
+    """RUBRIC and the rest of judge|show's command line, read by argparse (the last of an option wins;
+    VERDICT before --lines, never starting with --); RubricError: an argument the grammar does not take."""
+    valued = ("--binary", "--dumps", "--counters", "--lines", "--solutions")
+    p = cmdline.Parser("evidence.py")
+    p.add_argument("rubric", type=cmdline.value)
+    p.add_argument("verdict", nargs="?", type=cmdline.value)
+    for option in valued:
+        p.add_argument(option, type=cmdline.value, action="append" if option == "--solutions" else "store")
+    p.add_argument("--strict", action="store_true")
+    operands, opts, rest = [cmdline.MARK + args[0]], [], list(args[1:])
+    while rest:  # (in an order argparse cannot refuse)
+        a = rest.pop(0)
+        if a in valued and rest:
+            opts += [a, cmdline.MARK + rest.pop(0)]
         elif a == "--strict":
             opts.append(a)
-        elif not a.startswith("--") and not verdict and not lines:
-            out.append(cmdline.MARK + a)
-            verdict = True
+        elif not a.startswith("--") and len(operands) == 1 and "--lines" not in opts:
+            operands.append(cmdline.MARK + a)
         else:
             raise RubricError("unexpected argument %r (see --help)" % a)
-    return out + opts
-
-
-def _parser():
-    """judge|show RUBRIC [VERDICT] [--binary B] [--dumps DIR] [--counters FILE] [--lines FILE]
-    [--solutions CSV]... [--strict], read by argparse (the last of an option wins)."""
-    p = cmdline.Parser("evidence.py")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    for name in ("judge", "show"):
-        c = sub.add_parser(name)
-        c.add_argument("rubric", type=cmdline.value)
-        c.add_argument("verdict", nargs="?", type=cmdline.value)
-        for option in VALUED:
-            c.add_argument(option, type=cmdline.value, action="append" if option == "--solutions" else "store")
-        c.add_argument("--strict", action="store_true")
-    return p
-
-
-def _options(cmd, args):
-    """The command line after judge|show: {"rubric", "verdict", "binary", "dumps", "counters",
-    "lines", "solutions", "strict"}; RubricError: one the grammar does not take."""
-    try:
-        a = _parser().parse_args(_tokens(cmd, args[0], args[1:]))
-    except cmdline.Refused as e:
-        raise RubricError("%s (see --help)" % e)
-    o = vars(a)
-    o["solutions"] = o["solutions"] or []
-    return o
+    return p.parse_args(operands + opts)
 
 
 def main(argv):
@@ -459,41 +462,36 @@ def main(argv):
     if cmd not in ("judge", "show") or not args:
         print("evidence.py: unknown command line (see --help)", file=sys.stderr)
         return 2
-    rubric_path = args[0]
     try:
-        o = _options(cmd, args)
-        verdict, binary, dumps, counters_path, lines_path = o["verdict"], o["binary"], o["dumps"], o["counters"], o["lines"]
-        solution_csvs, strict = o["solutions"], o["strict"]
-        if binary and dumps:
+        o = _options(args)
+        if o.binary and o.dumps:
             raise RubricError("--binary or --dumps, not both")
-        if verdict is None and lines_path is None:
+        if o.verdict is None and o.lines is None:
             raise RubricError("give VERDICT.json (or -) or --lines EVIDENCE.jsonl")
-        rubric = load_rubric(rubric_path)
-        if lines_path is not None:
-            with open(lines_path, encoding="utf-8", errors="replace") as f:
+        rubric = load_rubric(o.rubric)
+        if o.lines is not None:
+            with open(o.lines, encoding="utf-8", errors="replace") as f:
                 lines = f.read(MAX_JSON_BYTES).splitlines()
-            evidence = evidence_from_lines(lines, read_solution_rows(solution_csvs or default_solution_csvs()))
+            evidence = evidence_from_lines(lines, read_solution_rows(o.solutions or default_solution_csvs()))
         else:
-            evidence = None if verdict == "-" else read_verdict_evidence(verdict)
+            evidence = None if o.verdict == "-" else read_verdict_evidence(o.verdict)
         counters = None
-        if counters_path:
-            with open(counters_path, encoding="utf-8") as f:
+        if o.counters:
+            with open(o.counters, encoding="utf-8") as f:
                 counters = read_counters(json.load(f))
-        facts, problem = static_facts(binary, dumps)
-        if facts is None and problem and (binary or dumps):
+        facts, problem = static_facts(o.binary, o.dumps)
+        if facts is None and problem and (o.binary or o.dumps):
             raise RubricError(problem)
     except (RubricError, OSError, ValueError) as e:
         print("evidence.py: %s" % e, file=sys.stderr)
         return 2
     result = judge(rubric, evidence, facts, counters,
-                   facts_problem=None if (binary or dumps) else "static facts not read (give --binary or --dumps)")
+                   facts_problem=None if (o.binary or o.dumps) else "static facts not read (give --binary or --dumps)")
     if cmd == "judge":
         print(json.dumps(result, indent=1, sort_keys=True, allow_nan=False, default=str))
     else:
         show(result)
-    if result["contracts_broken"]:
-        return 1
-    return 1 if strict and result["short"] else 0
+    return 1 if result["contracts_broken"] or (o.strict and result["short"]) else 0
 
 
 if __name__ == "__main__":

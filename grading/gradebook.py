@@ -1,20 +1,24 @@
 """Cell results and the gradebook.
 
 A cell folder (OUT/cells/NNNN) holds its record, cell.json (grading/cellrecord.py): who the cell
-is from the start and its result once graded, every value on one line (names as
-names.display_name shows them; findings with control characters escaped). The result's fields:
-compiled (yes / no / -), passed and total (the test cases that judged a value the submission
-computed), course_passed and course_total (the course's own test cases, which judged none: shown
-apart, never counted), finding (empty when the cell is fully right), performance ("met/judged"
-rules of its rubric, "off" or "not measured"; empty: off) and performance_short (the first
-shortfall's words).
+is from the start and its result once graded, every value on one line (names as the plan shows
+them: names.display_name, then names.class_labels; findings with control characters escaped).
+The result's fields: compiled (yes / no / -), passed and total (the test cases that judged a value
+the submission computed), course_passed and course_total (the course's own test cases, which
+judged none: shown apart, never counted), finding (empty when the cell is fully right),
+performance ("met/judged" rules of its rubric, "off" or "not measured"; empty: off),
+performance_short (the first shortfall's words), speed_credit (0 to 1: the slowest exercise's speed
+credit, empty when no speed was judged), speed_ratio (that exercise's speed as a share of the
+solution's) and rules (the other performance rules, met/judged).
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
-Markdown file per student). A cell's correctness is passed when it compiled, every counted test
-case passed, at least one was counted, and it has no finding. Its score, a share of its lesson's
-weight: 0 when not passed; else C% + P% x met/judged (--weights C,P, default 80,20), or 100%
-when its performance is off or not measured.
+Markdown file per student). Every name it shows goes through names.class_labels (shown_names), so
+that no two students, and no two entries of a student, look alike in any of them, whatever wrote
+the records. A cell's correctness is passed when it compiled, every counted test case passed, at
+least one was counted, and it has no finding. Its score, a share of its lesson's weight: 0 when
+not passed; else C% + P% x its performance credit (--weights C,P, default 50,50; grading/score.py),
+or 100% when its performance is off or not measured.
 """
 from __future__ import annotations
 
@@ -22,18 +26,20 @@ import os
 import re
 from typing import Any, Callable
 
-from . import cellrecord, pipeline
-from .names import csv_field, feedback_file_name, md_field, visible
+from . import cellrecord, pipeline, score
+from .names import class_labels, csv_field, feedback_file_names, md_field, visible
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
           "first failure or sanitizer finding", "course test cases passed", "course test cases total",
           "correctness", "performance", "score", "first performance shortfall"]
 NOTE = ("Checks count the test cases that judged a value the submission computed. The course's own "
         "test cases (they judge none of the submission's values) are shown apart and never count in "
-        "the score. Performance is the share of the lesson rubric's speed and static rules met "
-        "(off: not graded; not measured: no GPU run or no rubric); it counts only in a cell whose "
-        "correctness passed.")
-DEFAULT_SPLIT = (80, 20)
+        "the score. Performance is the speed of the lesson's slowest exercise as a share of the course "
+        "solution's, with the speed credit it earns, and the lesson rubric's other rules met (off: not "
+        "graded; not measured: no GPU run or no rubric); it counts only in a cell whose correctness passed.")
+DEFAULT_SPLIT = score.DEFAULT_SPLIT
+cell_score = score.cell_score
+performance_short = score.performance_short
 
 
 class WeightsError(Exception):
@@ -55,10 +61,13 @@ def write_atomic(path: str, text: str) -> None:
 def finish_cell(cell_dir: str, compiled: str, passed: str = "", total: str = "", finding: str = "", course_passed: str = "",
                 course_total: str = "", performance: dict[str, Any] | None = None) -> None:
     """The cell's result, in its record (whole or not at all). PERFORMANCE: {"performance":
-    "met/judged" | "off" | "not measured", "short": words} of a cell that ran (None: it did not)."""
+    "met/judged" | "off" | "not measured", "short": words, and where measured "speed_credit",
+    "speed_ratio", "rules_met", "rules_judged"} of a cell that ran (None: it did not)."""
     perf = performance or {}
+    extra = score.record_values(perf)
     result = cellrecord.Result(*(one_line(v) for v in (compiled, passed, total, course_passed, course_total, finding,
-                                                      perf.get("performance", ""), perf.get("short", ""))))
+                                                      perf.get("performance", ""), perf.get("short", ""),
+                                                      extra["speed_credit"], extra["speed_ratio"], extra["rules"])))
     cellrecord.update(cell_dir, result=result)
 
 
@@ -76,30 +85,10 @@ def parse_split(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-_MET = re.compile(r"([0-9]+)/([0-9]+)")
-
-
-def performance_short(rec: dict[str, str]) -> bool:
-    """Whether a cell's performance fell short of a rule (met < judged)."""
-    m = _MET.fullmatch(rec.get("performance", ""))
-    return m is not None and int(m.group(1)) < int(m.group(2))
-
-
-def cell_score(ok: bool, rec: dict[str, str], split: tuple[int, int] = DEFAULT_SPLIT) -> float:
-    """The share of its lesson's weight a cell earns (0 to 1)."""
-    if not ok:
-        return 0.0
-    m = _MET.fullmatch(rec.get("performance", ""))
-    if m is None or int(m.group(2)) == 0:  # off, not measured, or graded before the evidence existed
-        return 1.0
-    met, judged = min(int(m.group(1)), int(m.group(2))), int(m.group(2))
-    return (split[0] + split[1] * met / judged) / 100.0
-
-
 def performance_column(compiled: str, graded: bool, rec: dict[str, str]) -> str:
     if not graded or compiled != "yes":
         return "-"
-    return rec.get("performance", "") or "off"
+    return score.performance_words(rec)
 
 
 def percent(x: float) -> str:
@@ -163,11 +152,26 @@ def _not_graded(cells: str, rec: dict[str, str]) -> str:
             % (why or "no result: its run was interrupted, or its Slurm task was lost"))
 
 
+def shown_names(records: list[dict[str, str]], lessons: dict[str, int]) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """How the gradebook shows the names of RECORDS (names.class_labels: no two alike, whatever
+    wrote the records): {student: shown}, {(student, lesson): shown lesson}, each student's entries
+    kept clear of each other and of the course's lessons."""
+    entries: dict[str, list[str]] = {}
+    for rec in records:
+        entries.setdefault(rec.get("student", ""), []).append(rec.get("lesson", ""))
+    lesson_shown = {}
+    for student, names in entries.items():
+        for lesson, shown in class_labels((n for n in names if n), fixed=lessons).items():
+            lesson_shown[(student, lesson)] = shown
+    return class_labels(entries), lesson_shown
+
+
 class _Book:
     """The gradebook's rows, and each student's, as the cell folders are read in order."""
 
     def __init__(self, lessons: dict[str, int], weight: Callable[[str], float], split: tuple[int, int]) -> None:
         self.lessons, self.weight, self.split = lessons, weight, split
+        self.shown: tuple[dict[str, str], dict[tuple[str, str], str]] = ({}, {})  # shown_names of the cells' records
         self.csv = [",".join(HEADER)]
         self.md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
                    "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
@@ -181,6 +185,8 @@ class _Book:
         graded = record.result is not None
         rec = record.fields()
         student, lesson = rec.get("student", ""), rec.get("lesson", "")
+        shown_lesson = self.shown[1].get((student, lesson), lesson)
+        student = self.shown[0].get(student, student)
         compiled, passed, total = rec.get("compiled", ""), rec.get("passed", ""), rec.get("total", "")
         finding = rec.get("finding", "")
         if not graded:
@@ -196,20 +202,20 @@ class _Book:
             if not finding:  # never a blank failure
                 finding = "%s of %s test cases passed" % (passed or "0", total or "0")
         st = self.students.setdefault(student, {"score": 0.0, "passed": [], "failed": [], "rows": []})
-        score = cell_score(ok, rec if graded else {}, self.split)
-        extra = ("passed" if ok else "not passed", performance_column(compiled, graded, rec), percent(score),
+        earned = cell_score(ok, rec if graded else {}, self.split)
+        extra = ("passed" if ok else "not passed", performance_column(compiled, graded, rec), percent(earned),
                  rec.get("performance_short", "") if graded else "")
         if lesson in self.lessons:
             if ok:
-                st["score"] += self.weight(lesson) * score
+                st["score"] += self.weight(lesson) * earned
                 st["passed"].append(lesson)
             else:
                 st["failed"].append(lesson)
         cp, ct = (rec.get("course_passed", ""), rec.get("course_total", "")) if graded else ("", "")
-        self.csv.append(",".join(csv_field(x) for x in (student, lesson, compiled, passed, total, finding, cp, ct) + extra))
+        self.csv.append(",".join(csv_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, cp, ct) + extra))
         course = _course_column(rec) if graded else ""
-        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, lesson, compiled, passed, total, finding, course) + extra))
-        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (lesson, compiled, passed, total, finding, course) + extra))
+        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, course) + extra))
+        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (shown_lesson, compiled, passed, total, finding, course) + extra))
 
     def close(self, cells: str) -> None:
         """The Markdown's closing lines: the counts, the note and run-info.txt."""
@@ -229,8 +235,9 @@ class _Book:
 def _feedback_text(student: str, st: dict[str, Any], missing: list[str], max_score: float, split: tuple[int, int]) -> str:
     text = ["# Feedback for %s" % md_field(student), "",
             "Score: %s of %s (a lesson counts when it compiled, passed every counted test case (at least one) and had no finding; "
-            "then it scores its weight times the row's score: %d%% for correctness plus %d%% times the share of its performance rules met, "
-            "or all of it where performance was off or not measured)."
+            "then it scores its weight times the row's score: %d%% for correctness plus %d%% times its performance credit "
+            "(nine tenths for the speed of its slowest exercise against the course solution's, one tenth for the other "
+            "performance rules met), or all of it where performance was off or not measured)."
             % (num(st["score"]), num(max_score), split[0], split[1]), "",
             "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
             "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
@@ -247,12 +254,9 @@ def _scores(book: _Book, feedback: str, lessons: dict[str, int], weight: Callabl
     """scores.csv's lines; each student's feedback file written into FEEDBACK."""
     max_score = sum(weight(l) for l in lessons)
     scores = ["student,score,max score,comment"]
-    used = set()
+    files = feedback_file_names(book.students)
     for student, st in book.students.items():
-        fb = feedback_file_name(student)
-        while fb in used:  # (two shown names are never equal; two file names could be, cut)
-            fb = fb[:-3] + "+.md"
-        used.add(fb)
+        fb = files[student]
         missing = [l for l in lessons if weight(l) != 0 and l not in st["passed"] and l not in st["failed"]]
         comment = "passed: " + (" ".join(st["passed"]) or "none")
         if st["failed"]:
@@ -282,6 +286,7 @@ def write_gradebook(cells: str, outdir: str, lessons: dict[str, int], weights: d
     os.makedirs(outdir, exist_ok=True)
     feedback = _fresh_feedback(outdir)
     book = _Book(lessons, weight, split)
+    book.shown = shown_names([record.fields() for record in records if record is not None], lessons)
     for record in records:
         if record is not None:
             book.add(cells, record)

@@ -67,7 +67,8 @@ def _layer_lines(o: Options, rubrics: Rubrics) -> list[str]:
     else:
         lines = ["Performance evidence: each exercise's speed beside the course solution's (timed in the judge's verdict) "
                  "and the compiled kernels' static facts%s, judged by each lesson's rubric.json; score = %d%% correctness "
-                 "+ %d%% x the share of performance rules met, for a cell that passed."
+                 "+ %d%% x the performance credit (9/10 the slowest exercise's speed credit on its rubric's curve, "
+                 "1/10 the other rules met; grading/score.py), for a cell that passed."
                  % (" (cuobjdump not found: static facts not measured)" if rubrics.cuobjdump is None else "", o.split[0], o.split[1])]
     if not o.lint:
         lines.append("Lint: off (--no-lint).")

@@ -17,8 +17,8 @@ however the code above the region changes (grading/equivalent_mutants.txt relies
 
 A region mutant replaces a whole region, markers included (REGION_RULES), with what no one-line
 rule can make: the exercise's own stub (rule `stub`, every region: what the student is given, which
-must fail), lesson 01's naive transpose in lesson 02's tiled gap (`naive_in_tiled`: no shared
-memory at all), and each of lesson 01's regions written the other way round (`other_coalescing`:
+must fail), lesson 01's naive transpose in a tiled gap (`naive_in_tiled`, lesson 02's and lesson
+03's two: no shared memory at all), and each of lesson 01's regions written the other way round (`other_coalescing`:
 still correct, but the coalesced side and the strided side swapped). Its id is
 `NN_name:REGION+0:rule:0`, after the lesson's one-line mutants in the list.
 
@@ -155,6 +155,15 @@ _NAIVE_IN_TILED = [
     "        if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];",
     "    }",
 ]
+# The same in lesson 03's dynamic tiles (edge = blockDim.x, rows per pass = blockDim.y, set at launch).
+_NAIVE_IN_DYNAMIC = [
+    "    // lesson 01's transpose in the dynamic tile's place: no shared memory, writes edge floats apart",
+    "    const int edge = blockDim.x, row0 = blockIdx.y * edge, col0 = blockIdx.x * edge;",
+    "    for (int y = threadIdx.y; y < edge; y += blockDim.y) {",
+    "        const int r = row0 + y, c = col0 + threadIdx.x;",
+    "        if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];",
+    "    }",
+]
 # Lesson 01 the other way round, for any launch: one element per step of a grid-stride loop over a
 # linear index, consecutive lanes on consecutive floats of `in` (reads coalesced, writes strided) or
 # of `out` (writes coalesced, reads strided).
@@ -166,6 +175,8 @@ _GRID_STRIDE = [
 ]
 REGION_CODE = {
     ("02", "02.tiled", "naive_in_tiled"): _NAIVE_IN_TILED,
+    ("03", "03.tile", "naive_in_tiled"): _NAIVE_IN_DYNAMIC,
+    ("03", "03.tile_in_flight", "naive_in_tiled"): _NAIVE_IN_DYNAMIC,
     ("01", "01.strided_reads", "other_coalescing"): [
         "    // written the other way: coalesced reads, strided writes (the other exercise's pattern)"] + _GRID_STRIDE + [
         "    for (long long i = first; i < n; i += threads) out[(i % cols) * rows + i / cols] = in[i];"],
@@ -177,7 +188,7 @@ REGION_CODE = {
 # (name, what it models). Region rules replace a whole region (see the module's docstring).
 REGION_RULES = [
     ("stub", "the exercise as given: the region's stub, which must fail its checks"),
-    ("naive_in_tiled", "lesson 01's naive transpose in lesson 02's tiled gap: no shared memory at all"),
+    ("naive_in_tiled", "lesson 01's naive transpose in a tiled gap (lesson 02's, lesson 03's two): no shared memory at all"),
     ("other_coalescing", "a lesson 01 region written the other way: the coalesced and the strided side swapped"),
 ]
 

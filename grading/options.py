@@ -77,8 +77,8 @@ symbolic link (a link gets a row that says so).
   --jobs N             cells compiled at the same time (default: half the CPU cores); a cell's
                        checks start as soon as it is compiled, while the others compile
   --share N            N cells' checks at the same time on each GPU (default 1). A cell that did
-                       not pass everything (or fell short of a performance rule) is graded again,
-                       alone on its GPU, and that is its grade. Needs root and the sandbox (cells are told apart by their user ids)
+                       not pass everything (or fell short of a performance rule or of full speed
+                       credit) is graded again, alone on its GPU, and that is its grade. Needs root and the sandbox (cells are told apart by their user ids)
   --no-sandbox         grade without bubblewrap (said in the gradebook): a submission can then
                        read and write whatever the instructor can
   --host-only          run the host test cases only, needing no GPU: for testing the grader
@@ -90,9 +90,12 @@ symbolic link (a link gets a row that says so).
                        and options that change a grade must be the same
   --weights FILE       lines "NN_name WEIGHT" (WEIGHT >= 0, default 1; # starts a comment line)
                        for DIR/scores.csv; also with --gradebook-from
-  --weights C,P        a passed cell's score: C% for correctness plus P% times the share of its
-                       performance rules met (default 80,20; whole numbers adding up to 100); a
-                       cell that did not pass scores 0; also with --gradebook-from
+  --weights C,P        a passed cell's score: C% for correctness plus P% times its performance
+                       credit (default 50,50; whole numbers adding up to 100; 100,0 counts
+                       correctness alone): 9/10 the speed credit of its slowest exercise (all of
+                       it at or above its rubric's "full" share of the solution's speed, none at
+                       or below "zero", a straight line between), 1/10 its other performance
+                       rules met; a cell that did not pass scores 0; also with --gradebook-from
   --gpus all|I,J,...   one cell on each of these GPUs at a time (all: those in
                        CUDA_VISIBLE_DEVICES when set, else every GPU nvidia-smi lists)
   --slurm              write (not run) a Slurm job array that grades the class into --out (on a
@@ -108,8 +111,9 @@ symbolic link (a link gets a row that says so).
 Gradebook (CSV and Markdown, one row per cell): student, lesson, compiled, checks passed and
 checks total (the test cases that judged a value the submission computed), first failure or
 finding, the course's own test cases apart, then correctness (passed: compiled, every counted
-test case passed, at least one counted, no finding), performance (rules met/judged, "off" or
-"not measured"), the cell's score (a share of its lesson's weight, --weights C,P) and the first
+test case passed, at least one counted, no finding), performance (the slowest exercise's speed
+as a share of the solution's with its credit, the other rules met/judged, "off" or "not
+measured"), the cell's score (a share of its lesson's weight, --weights C,P) and the first
 performance shortfall in the rubric's words. Exports: DIR/scores.csv (student, score, max score,
 comment) and DIR/feedback/STUDENT.md.
 Exit: 0 every cell passed; 1 a cell did not (or the grader could not build the course);

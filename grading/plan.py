@@ -12,7 +12,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
-from .names import display_name
+from .names import class_labels, display_name
 
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -30,7 +30,7 @@ class PlannedCell:
     source: tuple = ()            # (student, lesson, b"main.cu"): a cell to build; () when finding is set
     finding: str = ""
     student_index: int = 0        # 0-based place of the student among SUBMISSIONS' entries
-    shown_student: str = field(init=False)
+    shown_student: str = field(init=False)  # display_name, then (scan) names.class_labels among the class
     shown_lesson: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -77,7 +77,22 @@ def scan(submissions: str, lessons: dict[str, int], limits: Limits = Limits()) -
             cells.extend(_scan_student(top, student, index, lessons, limits))
     finally:
         os.close(top)
+    label_cells(cells, lessons)
     return cells
+
+
+def label_cells(cells: list[PlannedCell], lessons: dict[str, int]) -> None:
+    """Every shown name made one that looks like no other (names.class_labels): the students' among
+    the class, and each student's entries among that student's and the course's lesson names."""
+    students = class_labels(c.shown_student for c in cells)
+    entries: dict[str, list[PlannedCell]] = {}
+    for c in cells:
+        entries.setdefault(c.shown_student, []).append(c)
+    for group in entries.values():
+        shown = class_labels((c.shown_lesson for c in group if c.shown_lesson), fixed=lessons)
+        for c in group:
+            c.shown_lesson = shown.get(c.shown_lesson, c.shown_lesson)
+            c.shown_student = students[c.shown_student]
 
 
 def _scan_student(top: int, student: bytes, index: int, lessons: dict[str, int], limits: Limits) -> list[PlannedCell]:

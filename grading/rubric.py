@@ -13,6 +13,12 @@ from . import static_evidence as se
 MAX_JSON_BYTES = 4 << 20
 MAX_RATIO = 2.0          # above it a ratio is implausible
 MAX_WORDS = 400
+# A speed rule's credit curve (its "full" and "zero"; these where a rubric gives none): full credit at or
+# above "full" of the solution's speed, none at or below "zero", a straight line between. The
+# course's rubrics have each exercise's "full" from the solution's own measured spread
+# (grading/speed_thresholds.py writes them).
+FULL = 0.9
+ZERO = 0.4
 
 
 class RubricError(Exception):
@@ -64,6 +70,7 @@ def validate_rubric(rubric, where="rubric"):
                 raise RubricError("%s: \"max_ratio\" must be a number above \"min_ratio\" and at most %g" % (w, MAX_RATIO))
             if not _text(rule.get("short_fast")):
                 raise RubricError("%s has \"max_ratio\" but no \"short_fast\" (the words shown above it)" % w)
+        _validate_curve(rule, w)
     for i, rule in enumerate(counters):
         w = "%s: counters rule %d" % (where, i + 1)
         if not isinstance(rule, dict):
@@ -83,6 +90,27 @@ def validate_rubric(rubric, where="rubric"):
         except re.error as e:
             raise RubricError("%s: kernel pattern %r: %s" % (w, rule["kernel"], e)) from e
     return rubric
+
+
+def _validate_curve(rule, w):
+    full, zero = rule.get("full", FULL), rule.get("zero", ZERO)
+    for key, v in (("full", full), ("zero", zero)):
+        if type(v) not in (int, float) or not math.isfinite(v) or not 0 <= v <= 1:
+            raise RubricError("%s: \"%s\" must be a number from 0 to 1 (a share of the solution's speed)" % (w, key))
+    if not zero < full:
+        raise RubricError("%s: \"zero\" (%g) must be below \"full\" (%g)" % (w, zero, full))
+
+
+def speed_credit(ratio, rule):
+    """A speed rule's credit (0 to 1) for a speed RATIO (the submission's speed as a share of the
+    solution's): 1 at or above the rule's "full", 0 at or below its "zero", a straight line between
+    (continuous, never decreasing in the ratio). A ratio that is not a finite number earns 0."""
+    full, zero = rule.get("full", FULL), rule.get("zero", ZERO)
+    if type(ratio) not in (int, float) or not math.isfinite(ratio) or ratio <= zero:
+        return 0.0
+    if ratio >= full:
+        return 1.0
+    return (ratio - zero) / (full - zero)
 
 
 def exercises_of(rubric):

@@ -56,6 +56,7 @@ class Cell:
     compile_finding: str = ""
     static: tuple = (None, "static facts not read")  # (facts, why not): set while it compiles
     lint: str | None = None  # the lint's finding, "not applicable (...)" or None (clean, or not run)
+    witness: str | None = "not extracted"  # the speed witness's device code: None ready, else why not (grading/witness.py)
     timing: CellTiming = field(default_factory=CellTiming)
 
     def __post_init__(self) -> None:
@@ -254,14 +255,15 @@ def make_plan(o: Options, out: str, submissions: str, lessons: dict, as_root: bo
 
 def again_alone(cell: Cell) -> bool:
     """After a shared pass: whether CELL must be graded again, alone on its GPU (it did not pass
-    everything, or fell short of a performance rule); if so its shared result is kept aside
+    everything, fell short of a performance rule or of full speed credit); if so its shared result is kept aside
     (the record's shared: the shared run's result and timing)."""
     rec = read_record(cell)
     if rec is None or rec.result is None or cell.compiled_value != "yes":
         return False
     r = rec.result
     if (gradebook.is_pass("yes", r.passed, r.total, r.finding)
-            and not gradebook.performance_short({"performance": r.performance})):  # (speed measured beside other cells: again, alone)
+            and not gradebook.performance_short({"performance": r.performance, "speed_credit": r.speed_credit})):
+        # (speed measured beside other cells, below full credit: again, alone)
         return False
     shared = cellrecord.Shared(r, cell.timing.take_run())
     cellrecord.update(cell.dir, result=None, shared=shared, timing=dict(cell.timing.values))

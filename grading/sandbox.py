@@ -21,6 +21,7 @@ from typing import Iterable, Sequence
 UID_FIRST = 100000  # cell user ids: UID_FIRST + SLOT_SIZE * slot + cell number (1 .. SLOT_SIZE - 1)
 SLOT_SIZE = 10000
 SLOTS = 10
+WITNESS_JUDGE = "/course-check"  # where the speed witness's sandbox shows the course's own check
 PASSENV = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
 
 
@@ -53,8 +54,10 @@ def cell_uid(uid_base: int, cell_number: int) -> int:
 
 
 def command(cfg: Config, role: str, box: str, uid: int | None = None, gpu_uuid: str = "", gpu_minor: str = "",
-            nproc_base: int = 0, status_fd: str | None = None, data_mib: int = 0) -> list[str]:
+            nproc_base: int = 0, status_fd: str | None = None, data_mib: int = 0, judge: str = "") -> list[str]:
     """The prefix that runs a command in a cell's sandbox. ROLE compile: BOX writable; run: read-only.
+    JUDGE: the course's own check of the cell's lesson, shown read-only as WITNESS_JUDGE (the speed
+    witness, grading/witness.py; only in that step: a runner never sees the course's compiled code).
     UID: the cell's user (as root); NPROC_BASE: not root, the processes this user already has (the
     limit is that plus --procs). STATUS_FD: bwrap's --json-status-fd. DATA_MIB: RLIMIT_DATA of every
     process in it (0: none), a hard stop beside the grader's watchdog on resident memory."""
@@ -93,6 +96,8 @@ def command(cfg: Config, role: str, box: str, uid: int | None = None, gpu_uuid: 
     sb += ["--bind" if role == "compile" else "--ro-bind", box, box]
     if cfg.hidden:
         sb += ["--ro-bind", cfg.hidden, "/hidden-shapes.txt"]
+    if judge:
+        sb += ["--ro-bind", judge, WITNESS_JUDGE]
     for d in cfg.hide + ["/"]:  # writable: /tmp, /dev/shm (both capped) and a compiling BOX
         sb += ["--remount-ro", d]
     for v in PASSENV:

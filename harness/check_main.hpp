@@ -20,6 +20,9 @@
 //                          (give it to runner and judge alike; transcript.hpp: small_run)
 //   --evidence FILE        append each `speed: ...` test case's measurement to FILE, one JSON line each
 //                          (transcript.hpp: course::speed)
+//   --time-submission DIR  the speed witness: also time the submission's kernels, loaded from DIR's
+//                          *.cubin files, in place of the course's (harness/witness.hpp)
+//   --witness FILE         where the speed witness appends its JSON lines
 // Host-only: the includer defines DOCTEST_CONFIG_IMPLEMENT before including doctest.
 #pragma once
 
@@ -29,6 +32,7 @@
 #include "testing.hpp"  // COURSE_OWN_TEST_CASE
 #include "transcript.hpp"
 #include "verdict.hpp"
+#include "witness.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -197,7 +201,8 @@ inline std::vector<char*> take_grading_options(const std::vector<char*>& args) {
             set_small_run(true);
             continue;
         }
-        if (a != "--record" && a != "--judge" && a != "--seed" && a != "--hidden-shapes" && a != "--verdict" && a != "--evidence") {
+        if (a != "--record" && a != "--judge" && a != "--seed" && a != "--hidden-shapes" && a != "--verdict" && a != "--evidence" &&
+            a != "--time-submission" && a != "--witness") {
             rest.push_back(args[i]);
             continue;
         }
@@ -207,6 +212,8 @@ inline std::vector<char*> take_grading_options(const std::vector<char*>& args) {
         else if (a == "--judge") transcript::start_judging(value);
         else if (a == "--verdict") verdict_state().path = value;
         else if (a == "--evidence") set_evidence_file(value);
+        else if (a == "--time-submission") witness::load(value);
+        else if (a == "--witness") witness::set_output(value);
         else if (a == "--seed") set_input_seed(static_cast<std::uint32_t>(parse_integer(value, "--seed", 0, 4294967295LL)));
         else {
             set_hidden_shapes_file(value);

@@ -88,6 +88,28 @@ attack() {
   mkdir -p -- "$dir/$1/$2"
   printf '%s\n\n%s\n' "$text" "$code" > "$dir/$1/$2/main.cu"
 }
+# forge STUDENT NAME [OLD NEW]: lesson 02's main.cu with its tile's padding removed (correct and
+# slow: the store phase's column reads are a 32-way bank conflict), OLD replaced by NEW in it when
+# given, then the attack tests/grading/attacks/NAME.cu: each reports or earns a speed it did not.
+slow02_old='    __shared__ float tile[kTile][kPitch];'
+slow02_new='    __shared__ float tile[kTile][kTile];'
+forge() {
+  local text code
+  text=$(< "$repo/lessons/02_shared_transpose/main.cu")
+  [ "${text//"$slow02_old"/}" != "$text" ] || { echo "make_test_submissions.sh: lesson 02's tile declaration moved" >&2; exit 1; }
+  text=${text/"$slow02_old"/"$slow02_new"}
+  if [ $# -ge 4 ]; then
+    [ "${text//"$3"/}" != "$text" ] || { echo "make_test_submissions.sh: $1: the text to edit is not in lesson 02's main.cu" >&2; exit 1; }
+    text=${text/"$3"/"$4"}
+  fi
+  mkdir -p -- "$dir/$1/02_shared_transpose"
+  if [ "$2" = "-" ]; then
+    printf '%s\n' "$text" > "$dir/$1/02_shared_transpose/main.cu"
+  else
+    code=$(< "$repo/tests/grading/attacks/$2.cu")
+    printf '%s\n\n%s\n' "$text" "$code" > "$dir/$1/02_shared_transpose/main.cu"
+  fi
+}
 if [ -n "$attacks_out" ]; then
   dir_abs=$(cd -- "$dir" && pwd -P)
   out_abs=$(mkdir -p -- "$attacks_out" && cd -- "$attacks_out" && pwd -P)
@@ -113,6 +135,14 @@ if [ -n "$attacks_out" ]; then
   ln -s -- "$repo/lessons/06_bank_conflicts/main.cu" "$dir/atk15 link to solution/06_bank_conflicts/main.cu"
   ln -s -- "../atk13 honest last/06_bank_conflicts" "$dir/atk16 link to classmate/06_bank_conflicts"
   submit "atk17 =1+1"$'\n'"newline" 06_bank_conflicts
+  # Forged speed: three routes, each on the same slow kernel, beside it honest (atk18).
+  forge "atk18 honest slow" -
+  forge "atk19 forge macro" forge_macro
+  forge "atk20 forge interpose" forge_interpose
+  forge "atk21 forge size" forge_size '    // EXERCISE BEGIN 02.tiled
+' '    // EXERCISE BEGIN 02.tiled
+    if (rows == 8192 && cols == 4096 && blockIdx.x % 2 == 1) return;  // the speed case: half the work
+'
 fi
 if [ $attacks_only -eq 1 ]; then
   echo "make_test_submissions.sh: wrote $(find "$dir" -name main.cu | wc -l) main.cu files for $(ls -- "$dir" | wc -l) students into $dir"

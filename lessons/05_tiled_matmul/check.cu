@@ -503,6 +503,12 @@ static void check_matmul_speed(const char* exercise, Launcher launch) {
     const course::VerifyResult r = course::compare_close(course::submitted(p.sampled_c()), p.expected, 1, p.tolerance());
     INFO("sampled positions, (index, 0): ", r.summary());
     CHECK(r.ok());
+    course::witness_speed(exercise, v.name, t, "cuBLAS SGEMM", ceiling,
+                          std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k), [&] { p.c.poison(); },
+                          [&] { v.launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); }, [&] {
+                              return course::compare_close(p.sampled_c(), p.expected, 1, p.tolerance()).ok()
+                                         ? "" : "your product is wrong at the speed case's size";
+                          });
 }
 
 // The exercises' kernels as the lesson times them (the tiled one with its 32 x 32 tile).

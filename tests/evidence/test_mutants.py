@@ -214,10 +214,12 @@ class TheRegionMutants(unittest.TestCase):
     def test_the_issues_region_mistakes(self):
         ids = {m[0]: m for m in self.region}
         tiled = [m for m in self.region if m[1] == "naive_in_tiled"]
-        self.assertEqual([m[0].split(":")[0] for m in tiled], ["02_shared_transpose"])
-        self.assertIn("__shared__", tiled[0][3])
-        self.assertNotIn("__shared__", tiled[0][4])
-        self.assertNotIn("__syncthreads", tiled[0][4])
+        self.assertEqual([m[0].split(":")[1] for m in tiled], ["02.tiled+0", "03.tile+0", "03.tile_in_flight+0"])
+        for m in tiled:
+            self.assertIn("__shared__", m[3])
+            self.assertNotIn("__shared__", m[4])
+            self.assertNotIn("__syncthreads", m[4])
+            self.assertIn("out[c * rows + r] = in[r * cols + c];", m[4])  # reads coalesced, writes strided
         other = sorted(m for m in self.region if m[1] == "other_coalescing")
         self.assertEqual([m[3].split("\n")[0].split()[-1] for m in other], ["01.strided_reads", "01.strided_writes"])
         # reads: consecutive threads take consecutive floats of `in`; writes: of `out`.

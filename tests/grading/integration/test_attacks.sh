@@ -101,6 +101,37 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
   echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
 done < "$here/../attacks/expected.txt"
 
+# With a GPU: the forged speeds (atk19-atk21) earn nothing beyond the same slow kernel's honest speed
+# (atk18), the grader's witness timing each of them; the kernel that skips work at the speed case's
+# size is not timed at all, and its wrong output there is a finding.
+if [ $gpu -eq 1 ]; then
+  PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
+import json, os, sys
+from grading import cellrecord
+speed = {}
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21")):
+        continue
+    ev = json.load(open(os.path.join(sys.argv[1], e, "evidence.json")))
+    rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == "02.tiled"]
+    speed[r.student[:5]] = (rows[0], r.result.finding)
+    print("speed %s: %s (%s) %s" % (r.student, rows[0]["status"], rows[0].get("ratio"), rows[0]["words"]))
+ok = True
+honest = speed["atk18"][0].get("ratio")
+if not (isinstance(honest, float) and honest < 0.8):
+    print("FAIL: the honest slow kernel's ratio is %r, expected a time under 80%% of the solution's" % honest); ok = False
+for k in ("atk19", "atk20"):
+    r = speed[k][0].get("ratio")
+    if not (isinstance(r, float) and r <= honest * 1.15 + 0.02):
+        print("FAIL: %s graded at %r of the solution's speed, its honest twin at %r" % (k, r, honest)); ok = False
+row, finding = speed["atk21"]
+if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or "speed case's size" not in finding:
+    print("FAIL: atk21: %s / %r / finding %r" % (row["status"], row["words"], finding)); ok = False
+sys.exit(0 if ok else 1)
+PY
+fi
+
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)
@@ -121,6 +152,8 @@ grep -a '^Time per cell' "$tmp/console.txt"
 
 if [ -n "$keep" ]; then
   cp "$tmp/out/gradebook.csv" "$tmp/out/gradebook.md" "$keep/"
+  # ATTACKS_KEEP_CELLS=1: the cells' logs and results too (no box: sources and binaries), for a GPU run's record
+  [ -n "${ATTACKS_KEEP_CELLS-}" ] && tar -C "$tmp/out" --exclude='cells/*/box' -czf "$keep/cells.tgz" cells
   sed "s|$tmp|/tmp/grading|g" -i "$keep/console.txt" "$keep/gradebook.md" "$keep/gradebook.csv"
 fi
 if [ $failures -gt 0 ]; then

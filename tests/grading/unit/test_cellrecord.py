@@ -17,7 +17,7 @@ LESSONS = {"01_naive_transpose": 2, "02_shared_transpose": 2, "06_bank_conflicts
 
 
 def record(**over):
-    d = {"version": 1, "student": "Ada", "lesson": "01_naive_transpose", "slice": None, "compiled": "yes",
+    d = {"version": cellrecord.VERSION, "student": "Ada", "lesson": "01_naive_transpose", "slice": None, "compiled": "yes",
          "timing": {"compile_s": 1.5}, "result": None, "shared": None}
     d.update(over)
     return d
@@ -61,7 +61,7 @@ class Record(unittest.TestCase):
                 os.unlink(os.path.join(self.cell, legacy))
 
     def test_malformed_or_other_version(self):
-        bad = {"not JSON": "{", "a list": "[]", "version 2": record(version=2), "no version": json.dumps({"student": "x"}),
+        bad = {"not JSON": "{", "a list": "[]", "another version": record(version=cellrecord.VERSION + 1), "no version": json.dumps({"student": "x"}),
                "version as a string": record(version="1"), "an extra key": record(extra=1), "a missing key": {
                    k: v for k, v in record().items() if k != "shared"}, "slice a string": record(slice="1"),
                "slice a boolean": record(slice=True), "compiled unknown": record(compiled="maybe"),
@@ -80,10 +80,11 @@ class Record(unittest.TestCase):
                 with self.assertRaises(cellrecord.RecordError) as e:
                     cellrecord.read(self.cell)
                 self.assertIn(os.path.join("0007", "cell.json"), str(e.exception))
-        self.put(record(version=2))
-        with self.assertRaises(cellrecord.RecordError) as e:
-            cellrecord.read(self.cell)
-        self.assertIn("version 2; this grader reads version 1", str(e.exception))
+        for other in (cellrecord.VERSION - 1, cellrecord.VERSION + 1):  # (1: before the result's speed credit)
+            self.put(record(version=other))
+            with self.assertRaises(cellrecord.RecordError) as e:
+                cellrecord.read(self.cell)
+            self.assertIn("version %d; this grader reads version %d" % (other, cellrecord.VERSION), str(e.exception))
 
     def test_update_needs_a_record(self):
         with self.assertRaises(cellrecord.RecordError):
@@ -196,6 +197,17 @@ class Consumers(unittest.TestCase):
         self.assertEqual((rec.compiled, rec.result), ("", None))
         self.assertEqual(cellrecord.read(c0.dir).result.passed, "3")
 
+    def test_below_full_speed_credit_is_graded_again_alone(self):
+        # correct, every rule met, but below full speed credit (timed beside other cells): again, alone
+        folder = self.plan()
+        c0, c1 = folder.cells
+        for c, credit, again in ((c0, 1.0, False), (c1, 0.9, True)):
+            c.compiled_value = "yes"
+            gradebook.finish_cell(c.dir, "yes", "3", "3", "", performance={"performance": "4/4", "speed_credit": credit,
+                                                                            "speed_ratio": 0.87, "rules_met": 3, "rules_judged": 3})
+            self.assertEqual(cellrecord.read(c.dir).result.speed_credit, "%.4f" % credit)
+            self.assertEqual(runfolder.again_alone(c), again)
+
     def test_graded_again_alone(self):
         folder = self.plan()
         c0, c1 = folder.cells
@@ -223,7 +235,7 @@ class Consumers(unittest.TestCase):
         for c in folder.cells:
             gradebook.finish_cell(c.dir, "yes", "3", "3", "")
         with open(os.path.join(folder.cells[1].dir, "cell.json"), "w") as f:
-            f.write(json.dumps(record(version=2)))
+            f.write(json.dumps(record(version=cellrecord.VERSION + 1)))
         out = os.path.join(self.tmp, "book")
         err = io.StringIO()
         with redirect_stdout(io.StringIO()), redirect_stderr(err):

@@ -101,7 +101,7 @@ class Evidence(unittest.TestCase):
 
     def test_split_and_switches_parse(self):
         o = options.parse(["x"])
-        self.assertEqual((o.split, o.memcheck, o.performance), ((80, 20), True, True))
+        self.assertEqual((o.split, o.memcheck, o.performance), ((50, 50), True, True))
         o = options.parse(["--weights", "70,30", "--no-memcheck", "--no-performance", "x"])
         self.assertEqual((o.split, o.split_given, o.memcheck, o.performance), ((70, 30), "70,30", False, False))
         self.assertEqual(o.passed_on, ["--no-memcheck", "--no-performance"])
@@ -154,10 +154,16 @@ class Evidence(unittest.TestCase):
         self.assertEqual(gradebook.cell_score(True, {}), 1.0)
         for perf in ("off", "not measured", "0/0", "", "junk"):
             self.assertEqual(gradebook.cell_score(True, {"performance": perf}), 1.0)
-        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4"}), 0.85)
-        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "0/4"}, (60, 40)), 0.6)
-        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "9/4"}), 1.0)  # never above all of it
+        # the rules alone (no speed judged) take all of the performance share
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4", "rules": "1/4"}, (80, 20)), 0.85)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"performance": "1/4", "rules": "1/4"}), 0.625)  # the default, 50,50
+        self.assertAlmostEqual(gradebook.cell_score(True, {"rules": "0/4"}, (60, 40)), 0.6)
+        self.assertAlmostEqual(gradebook.cell_score(True, {"rules": "9/4"}), 1.0)  # never above all of it
+        # the speed credit, 9/10 of the performance share
+        self.assertAlmostEqual(gradebook.cell_score(True, {"speed_credit": "0.5", "rules": "4/4"}), 0.5 + 0.5 * (0.45 + 0.1))
         self.assertTrue(gradebook.performance_short({"performance": "3/4"}))
+        self.assertTrue(gradebook.performance_short({"performance": "4/4", "speed_credit": "0.9900"}))
+        self.assertFalse(gradebook.performance_short({"performance": "4/4", "speed_credit": "1.0000"}))
         self.assertFalse(gradebook.performance_short({"performance": "4/4"}))
         self.assertFalse(gradebook.performance_short({"performance": "not measured"}))
 

@@ -1,0 +1,120 @@
+"""grading/witness.py: the speed witness's lines read as hostile-shaped data, merged into the
+verdict's speed evidence (the runner's own times always dropped), judged by grading/evidence.py;
+and the sandbox that shows the course's check to the witness step only. No GPU."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, REPO)
+from grading import evidence as ev  # noqa: E402
+from grading import sandbox, witness  # noqa: E402
+
+RUBRIC = os.path.join(REPO, "lessons", "02_shared_transpose", "rubric.json")
+FORGED = {"ms": 0.001, "ceiling_ms": 0.1, "runs": 21, "spread": 0.0}  # what a runner may claim
+
+
+def verdict_evidence():
+    return [{"exercise": "02.tiled", "test_case": "speed: 02.tiled", "kernel": "transpose_tiled<33>", "ceiling": "copy",
+             "shape": "8192x4096", "submission": dict(FORGED), "solution": {"ms": 0.10, "ceiling_ms": 0.09, "runs": 21, "spread": 0}}]
+
+
+def line(**kw):
+    base = {"exercise": "02.tiled", "kernel": "transpose_tiled<33>", "ceiling": "copy", "shape": "8192x4096", "gpu": "G",
+            "solution_ms": 0.10, "ceiling_ms": 0.09, "submission_ms": 0.20, "runs": 21, "spread": 0.01, "problem": "",
+            "wrong_output": False}
+    base.update(kw)
+    return base
+
+
+def speed_row(evidence):
+    rows = ev.judge(ev.load_rubric(RUBRIC), evidence)["rules"]
+    return [r for r in rows if r["kind"] == "speed"][0]
+
+
+class Merge(unittest.TestCase):
+    def test_the_witness_times_replace_the_runners(self):
+        merged = witness.merge(verdict_evidence(), {"02.tiled": line()}, "")
+        self.assertEqual(merged[0]["submission"]["ms"], 0.20)
+        self.assertEqual(merged[0]["solution"]["ms"], 0.10)
+        self.assertEqual(merged[0]["submission"]["ceiling_ms"], merged[0]["solution"]["ceiling_ms"])
+        row = speed_row(merged)
+        self.assertAlmostEqual(row["ratio"], 0.5)  # the course's 0.10 ms against the submission's 0.20 ms
+        self.assertEqual(row["status"], "short")
+
+    def test_no_line_no_time_and_short_never_the_runners_claim(self):
+        for lines, failed in (({}, ""), ({}, "the witness ended with exit 1 (see witness.log)"),
+                              ({"02.tiled": line(submission_ms=None, problem="your compiled code has no kernel X")}, ""),
+                              ({"02.tiled": line(problem="your kernel's output is wrong", wrong_output=True)}, ""),
+                              ({"02.tiled": line(submission_ms=float("nan"))}, ""),
+                              ({"02.tiled": line(submission_ms=-1)}, ""), ({"02.tiled": line(problem=7)}, "")):
+            merged = witness.merge(verdict_evidence(), lines, failed)
+            self.assertIsNone(merged[0]["submission"], lines)
+            row = speed_row(merged)
+            self.assertEqual(row["status"], "short", lines)
+            self.assertTrue(row["words"].startswith("not timed by the grader"), row["words"])
+            if failed:
+                self.assertIn(failed, row["words"])
+
+    def test_a_machine_without_the_witness_measures_nothing(self):
+        merged = witness.merge(verdict_evidence(), {}, "x", unavailable="no cuobjdump on the grading machine")
+        row = speed_row(merged)
+        self.assertEqual(row["status"], "not measured")
+        self.assertIsNone(merged[0]["submission"])
+
+    def test_evidence_that_is_not_a_list_is_left_alone(self):
+        self.assertIsNone(witness.merge(None, {}, ""))
+
+
+class Lines(unittest.TestCase):
+    def read(self, data: bytes):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "w.jsonl")
+            with open(p, "wb") as f:
+                f.write(data)
+            return witness.read_lines(p)
+
+    def test_first_line_of_each_exercise_and_junk_skipped(self):
+        data = (json.dumps(line()) + "\n" + "not json\n\xff\n".encode("latin-1").decode("latin-1") + "[1,2]\n"
+                + json.dumps(line(submission_ms=9.0)) + "\n" + json.dumps(line(exercise="02.other")) + "\n")
+        got = self.read(data.encode("latin-1"))
+        self.assertEqual(sorted(got), ["02.other", "02.tiled"])
+        self.assertEqual(got["02.tiled"]["submission_ms"], 0.20)
+
+    def test_missing_file_is_no_lines(self):
+        self.assertEqual(witness.read_lines("/nonexistent/w.jsonl"), {})
+
+    def test_wrong_output_is_a_finding(self):
+        lines = {"02.tiled": line(problem="your kernel's output is wrong at the speed case's size", wrong_output=True),
+                 "02.other": line(exercise="02.other", problem="no kernel")}
+        found = witness.wrong_outputs(lines)
+        self.assertEqual(len(found), 1)
+        self.assertIn("02.tiled at the speed case's size found a wrong output", found[0])
+
+
+class Sandbox(unittest.TestCase):
+    def cmd(self, judge=""):
+        cfg = sandbox.Config(as_root=False, view="/v", prebuilt="/p")
+        return sandbox.command(cfg, "run", "/box", judge=judge)
+
+    def test_the_course_check_is_shown_to_the_witness_only(self):
+        self.assertNotIn(sandbox.WITNESS_JUDGE, self.cmd())
+        c = self.cmd("/out/course/common/02_shared_transpose_check")
+        i = c.index(sandbox.WITNESS_JUDGE)
+        self.assertEqual(c[i - 2:i + 1], ["--ro-bind", "/out/course/common/02_shared_transpose_check", sandbox.WITNESS_JUDGE])
+        last = len(c) - 1 - c[::-1].index("--remount-ro")
+        self.assertEqual(c[last + 1], "/")
+        self.assertLess(i, last)  # bound before the whole tree is made read-only
+
+    def test_command(self):
+        c = witness.command("/course-check", "/box/build/witness", 7)
+        self.assertEqual(c[:3], ["/course-check", "--gpu", "--test-case=speed: *"])
+        self.assertIn("--time-submission", c)
+        self.assertEqual(c[-2:], ["--witness", "/dev/fd/3"])
+
+
+if __name__ == "__main__":
+    unittest.main()
