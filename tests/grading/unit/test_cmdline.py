@@ -9,7 +9,8 @@ from contextlib import redirect_stderr, redirect_stdout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, ROOT)
-from grading import cmdline, evidence, lessons, mutants, mutation_report, pipeline, regions, static_evidence, ub_lint  # noqa: E402
+from grading import (cmdline, evidence, lessons, mutants, mutation_report, pipeline, regions, speed_thresholds,  # noqa: E402
+                     static_evidence, ub_lint)
 
 RUBRIC = os.path.join(ROOT, "lessons", "02_shared_transpose", "rubric.json")
 RECORDED = os.path.join(ROOT, "tests", "evidence", "recorded")
@@ -147,6 +148,19 @@ class Tools(unittest.TestCase):
         rc, _, err = run(mutation_report, "report", "a", "b", "c", "d", "soon", "2", "1", "0", "e")
         self.assertEqual(rc, 1)
         self.assertIn("mutation_report.py: invalid literal", err)
+
+    def test_speed_thresholds(self):
+        # --source anywhere, repeated, its value whatever it looks like: read (here, a glob that matches nothing)
+        self.assertEqual(run(speed_thresholds, "--check", "--source", "/no/such/*.csv", "--source", "--x"),
+                         (2, "", "speed_thresholds: no file matches /no/such/*.csv\n"))
+        self.assertEqual(run(speed_thresholds, "x", "--source"), (2, "", "speed_thresholds: --source needs a path\n"))
+        for args in (("x",), ("--write", "--check"), ("--check", "--check"), ("--chec",), ("--check=1",),
+                     ("--source", "a", "b")):
+            with self.subTest(args=args):
+                self.assertEqual(run(speed_thresholds, *args), (2, "", "speed_thresholds: unknown command line (see --help)\n"))
+        rc, out, _ = run(speed_thresholds, "--source", "-h")  # (-h anywhere asks for help, as always)
+        self.assertEqual(rc, 0)
+        self.assertIn("speed-credit curve", out)
 
     def test_ub_lint(self):
         src = os.path.join(ROOT, "lessons", "01_naive_transpose", "main.cu")
