@@ -28,9 +28,15 @@ def run_lint(g: Grading, cell: Cell, box: str) -> str | None:
     step = g.box.run(cell.dir, cell.number, "lint", LINT_LIMIT_S, "run",
                      ["python3", tool, "--json", "--timeout", "60", "--common", os.path.join(view, "common"),
                       os.path.join(box, "src", "main.cu")], None, cap=1 << 20)
-    if not step.started or step.timed_out or step.mem_killed:
-        return "not applicable (the lint %s)" % ("could not start in the sandbox" if not step.started else
-                                                  "timed out" if step.timed_out else "went over the memory limit")
+    stopped = ("time limit %d s" % LINT_LIMIT_S if step.timed_out else
+               "memory limit %d MiB (--mem-mib)" % g.o.mem_mib if step.mem_killed else "")
+    if stopped:  # (what it printed stays; the grader's line says why it ends there)
+        fd = os.open(os.path.join(cell.dir, "lint.log"), os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+        with os.fdopen(fd, "a") as f:
+            f.write("\ngrader: the lint (g++ on the device code) was stopped: %s; not applicable to this cell\n" % stopped)
+        return "not applicable (the lint was stopped: %s)" % stopped
+    if not step.started:
+        return "not applicable (the lint could not start in the sandbox)"
     fd = os.open(os.path.join(cell.dir, "lint.log"), os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as f:
         return lint_finding(f.read(1 << 20).decode("utf-8", "replace"), step.rc)
@@ -75,8 +81,9 @@ def build_cell(g: Grading, cell: Cell) -> None:
     compiled, why = "no", ""
     cell.timing.values = {}
     try:
-        box = compile_.prepare_box(cell.dir, g.submissions, cell.planned.source, o.max_source_kib * 1024,
-                                   g.box.cell_uid(cell.number))
+        pc = cell.planned
+        box = compile_.prepare_box(cell.dir, g.submissions, pc.source, o.max_source_kib * 1024,
+                                   g.box.cell_uid(cell.number), pc.inode if pc.nlink > 1 else ())
         step = g.box.run(cell.dir, cell.number, "build", compile_.BUILD_LIMIT_S, "compile",
                          compile_.compile_command(g.course.view, box, cell.lesson, g.course.prebuilt, g.course.config), None)
         if step.rc == 0 and os.access(os.path.join(box, "build", cell.lesson + "_check"), os.X_OK):

@@ -144,7 +144,7 @@ def layer_sanitizers(g: Grading, r: CellRun) -> None:
                           ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", r.check, "--gpu", SKIP_SPEED,
                            "--seed", str(g.seed)] + g.box.hidden_arg, r.gpu)
             r.san_peak = max(r.san_peak, s.peak_rss)
-            found += sanitizer_finding(tool, s, os.path.join(r.cell.dir, tool + ".log"), o.sanitize_timeout)
+            found += sanitizer_finding(tool, s, os.path.join(r.cell.dir, tool + ".log"), o.sanitize_timeout, o.mem_mib)
             if r.share == 1:
                 busy = r.gpu_left_busy(tool)
                 if busy:
@@ -170,7 +170,7 @@ def layer_memcheck(g: Grading, r: CellRun) -> None:
                       ["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", r.check, "--gpu", "--small",
                        "--seed", str(g.seed)] + g.box.hidden_arg, r.gpu)
         r.san_peak = max(r.san_peak, s.peak_rss)
-        r.findings += memcheck_subset_finding(s, os.path.join(r.cell.dir, "memcheck-small.log"), o.sanitize_timeout)
+        r.findings += memcheck_subset_finding(s, os.path.join(r.cell.dir, "memcheck-small.log"), o.sanitize_timeout, o.mem_mib)
         if r.share == 1:
             busy = r.gpu_left_busy("memcheck")
             if busy:

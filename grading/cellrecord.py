@@ -1,6 +1,8 @@
 """One cell's record: OUT/cells/NNNN/cell.json, written from CellRecord and read back strictly.
 
-It holds who the cell is (student, lesson, and for a Slurm plan its slice), its compile's outcome
+It holds who the cell is (student, lesson, and for a Slurm plan its slice), the notes beside its
+row (note: e.g. its main.cu is also a classmate's, a hard link, naming them; feedback_note: the
+same for the student's own feedback, naming no classmate; "" for none), its compile's outcome
 (compiled: yes, no, "-" not graded; "" while not compiled in this run), the time and memory each
 step took (timing: compile_s, compile_mib, lint_s, static_s, then the run's keys, RUN_KEYS), its
 result once graded (result: the gradebook's fields, each a string on one line: names as the plan
@@ -36,7 +38,7 @@ from typing import Any, Callable
 
 from .names import visible
 
-VERSION = 2  # 2: the result's speed_credit, speed_ratio and rules (grading/score.py)
+VERSION = 3  # 2: the result's speed_credit, speed_ratio and rules (grading/score.py); 3: the notes (grading/links.py)
 FILE = "cell.json"
 LEGACY = ("result.txt", "identity.txt")  # what a cell folder of an earlier grader holds
 MAX_BYTES = 1 << 20
@@ -86,11 +88,14 @@ class CellRecord:
     timing: dict[str, Any] = field(default_factory=dict)
     result: Result | None = None
     shared: Shared | None = None
+    note: str = ""
+    feedback_note: str = ""
     version: int = VERSION
 
     def fields(self) -> dict[str, str]:
-        """student, lesson, slice ("" for none) and the result's fields ("" before it is graded)."""
-        d = {"student": self.student, "lesson": self.lesson, "slice": "" if self.slice is None else str(self.slice)}
+        """student, lesson, slice ("" for none), the notes and the result's fields ("" before it is graded)."""
+        d = {"student": self.student, "lesson": self.lesson, "slice": "" if self.slice is None else str(self.slice),
+             "note": self.note, "feedback_note": self.feedback_note}
         d.update(dataclasses.asdict(self.result or Result()))
         return d
 
@@ -132,8 +137,8 @@ def from_json(data: Any) -> CellRecord:
     keys = {f.name for f in dataclasses.fields(CellRecord)}
     if set(data) != keys:
         raise ValueError("its keys are not %s" % ", ".join(sorted(keys)))
-    if not isinstance(data["student"], str) or not isinstance(data["lesson"], str):
-        raise ValueError("student and lesson are not strings")
+    if not all(isinstance(data[k], str) for k in ("student", "lesson", "note", "feedback_note")):
+        raise ValueError("student, lesson, note and feedback_note are not strings")
     sl = data["slice"]
     if sl is not None and (not isinstance(sl, int) or isinstance(sl, bool) or sl < 0):
         raise ValueError("slice is not a whole number or null")
@@ -144,7 +149,8 @@ def from_json(data: Any) -> CellRecord:
         if not isinstance(shared, dict) or set(shared) != {"result", "timing"}:
             raise ValueError("shared is not an object of result and timing")
         shared = Shared(_result(shared["result"], "shared.result"), _timing(shared["timing"], "shared.timing"))
-    return CellRecord(student=data["student"], lesson=data["lesson"], slice=sl, compiled=data["compiled"],
+    return CellRecord(student=data["student"], lesson=data["lesson"], slice=sl, note=data["note"],
+                      feedback_note=data["feedback_note"], compiled=data["compiled"],
                       timing=_timing(data["timing"], "timing"),
                       result=None if data["result"] is None else _result(data["result"], "result"), shared=shared)
 

@@ -15,16 +15,20 @@ from .names import quote_output, visible
 BUILD_LIMIT_S = 600
 _ERROR = re.compile(rb": (fatal )?error|CMake Error|nvcc fatal")
 _FAILED = re.compile(rb"^FAILED: ")
+# How the compilers say that an allocation failed (cc1plus, cicc, the linker, a C++ runtime): under
+# RLIMIT_DATA (every compile's hard memory limit) a compiler stops itself with such a line.
+_OUT_OF_MEMORY = re.compile(rb"out of memory|cannot allocate memory|virtual memory exhausted|memory exhausted|std::bad_alloc", re.I)
 
 
 class BoxError(Exception):
     """The grader could not prepare a cell's box: a grader error."""
 
 
-def prepare_box(cell_dir, submissions, source, max_bytes, uid=None):
+def prepare_box(cell_dir, submissions, source, max_bytes, uid=None, inode=()):
     """box/src/main.cu and box/build, owned by UID when given. Raises plan.SourceError (the
-    submission's folder changed into something not allowed) or BoxError."""
-    data = plan.read_source(submissions, source, max_bytes)
+    submission's folder changed into something not allowed) or BoxError. INODE: the file the plan
+    resolved, for a main.cu with other hard links (plan.read_source)."""
+    data = plan.read_source(submissions, source, max_bytes, inode)
     box = os.path.join(cell_dir, "box")
     try:
         if os.path.lexists(box):
@@ -70,6 +74,17 @@ def first_error(log_path, box):
     return line.replace(os.fsencode(box + "/src/"), b"")
 
 
+def out_of_memory_line(log_path):
+    """The build log's first line in which a compiler says it ran out of memory (not a diagnostic of
+    the submission's code: no "error:" or "warning:" line, where #error could write the words), or None."""
+    try:
+        with open(log_path, "rb") as f:
+            lines = f.read(8 << 20).splitlines()
+    except OSError:
+        return None
+    return next((l for l in lines if _OUT_OF_MEMORY.search(l) and not _ERROR.search(l) and b"warning:" not in l), None)
+
+
 def last_line(log_path):
     try:
         with open(log_path, "rb") as f:
@@ -89,6 +104,9 @@ def finding(step, log_path, box, output_kib, mem_mib):
         f = "the build went over the memory limit (%d MiB) and was stopped" % mem_mib
     elif step.timed_out:
         f = "the build timed out after %d s" % BUILD_LIMIT_S
+    elif out_of_memory_line(log_path) is not None:
+        f = ("does not compile: the compiler reported running out of memory (every compile's memory limit: %d MiB, "
+             "--mem-mib): %s" % (mem_mib, quote_output(out_of_memory_line(log_path).decode("utf-8", "surrogateescape"))))
     else:
         err = first_error(log_path, box)
         if err is not None:

@@ -114,22 +114,28 @@ def _memcheck_words(lines: list[str]) -> str:
     return text + ")"
 
 
-def sanitizer_finding(tool: str, s: run.Step, log: str, limit: int) -> list[str]:
-    """The verdict is the tool's exit code (99: it found errors). The count and place are read
+def sanitizer_finding(tool: str, s: run.Step, log: str, limit: int, mem_mib: int = 0) -> list[str]:
+    """The verdict is the tool's exit code (99: it found errors); stopped by the grader at its time
+    limit or its memory limit (MEM_MIB, --mem-mib), it says which. The count and place are read
     from its log, which the submission could also write to: they are quoted as the log's."""
     if s.timed_out:
         return ["%s timed out after %d s" % (tool, limit)]
+    if s.mem_killed:
+        return ["%s went over the memory limit (%d MiB) and was stopped" % (tool, mem_mib)]
     if s.rc != 99:
         return []
     lines = _read_lines(log)
     return [_racecheck_words(lines) if tool == "racecheck" else _memcheck_words(lines)]
 
 
-def memcheck_subset_finding(s: run.Step, log: str, limit: int) -> list[str]:
+def memcheck_subset_finding(s: run.Step, log: str, limit: int, mem_mib: int = 0) -> list[str]:
     """The memcheck subset's verdict, from its exit code (99: errors), as --sanitize's memcheck
-    says it; the count and place are read from its log (which the submission can also write)."""
+    says it, or the limit (time, memory: MEM_MIB) it was stopped at; the count and place are read
+    from its log (which the submission can also write)."""
     if s.timed_out:
         return ["memcheck on the small shapes timed out after %d s" % limit]
+    if s.mem_killed:
+        return ["memcheck on the small shapes went over the memory limit (%d MiB) and was stopped" % mem_mib]
     found = sanitizer_finding("memcheck", s, log, limit)
     return [f.replace("MEMCHECK (memcheck: ", "out-of-bounds or invalid memory access (memcheck on the small shapes: ", 1)
             for f in found]

@@ -1,15 +1,16 @@
 """Cell results and the gradebook.
 
 A cell folder (OUT/cells/NNNN) holds its record, cell.json (grading/cellrecord.py): who the cell
-is from the start and its result once graded, every value on one line (names as the plan shows
-them: names.display_name, then names.class_labels; findings with control characters escaped).
-The result's fields: compiled (yes / no / -), passed and total (the test cases that judged a value
-the submission computed), course_passed and course_total (the course's own test cases, which
-judged none: shown apart, never counted), finding (empty when the cell is fully right),
-performance ("met/judged" rules of its rubric, "off" or "not measured"; empty: off),
-performance_short (the first shortfall's words), speed_credit (0 to 1: the slowest exercise's speed
-credit, empty when no speed was judged), speed_ratio (that exercise's speed as a share of the
-solution's) and rules (the other performance rules, met/judged).
+is from the start (with the notes beside its row: note in the gradebook, feedback_note in the
+student's own feedback, which names no classmate) and its result once graded, every value on one
+line (names as the plan shows them: names.display_name, then names.class_labels; findings with
+control characters escaped). The result's fields: compiled (yes / no / -), passed and total (the
+test cases that judged a value the submission computed), course_passed and course_total (the
+course's own test cases, which judged none: shown apart, never counted), finding (empty when the
+cell is fully right), performance ("met/judged" rules of its rubric, "off" or "not measured";
+empty: off), performance_short (the first shortfall's words), speed_credit (0 to 1: the slowest
+exercise's speed credit, empty when no speed was judged), speed_ratio (that exercise's speed as a
+share of the solution's) and rules (the other performance rules, met/judged).
 
 The gradebook (CSV and Markdown, one row per cell, in the order of the cell folders), and its
 exports: scores.csv (student, score, max score, comment: for an LMS import) and feedback/ (one
@@ -31,7 +32,7 @@ from .names import class_labels, csv_field, feedback_file_names, md_field, visib
 
 HEADER = ["student", "lesson", "compiled", "checks passed", "checks total",
           "first failure or sanitizer finding", "course test cases passed", "course test cases total",
-          "correctness", "performance", "score", "first performance shortfall"]
+          "correctness", "performance", "score", "first performance shortfall", "note"]
 NOTE = ("Checks count the test cases that judged a value the submission computed. The course's own "
         "test cases (they judge none of the submission's values) are shown apart and never count in "
         "the score. Performance is the speed of the lesson's slowest exercise as a share of the course "
@@ -174,8 +175,8 @@ class _Book:
         self.shown: tuple[dict[str, str], dict[tuple[str, str], str]] = ({}, {})  # shown_names of the cells' records
         self.csv = [",".join(HEADER)]
         self.md = ["| student | lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
-                   "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
-                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+                   "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall | note |",
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         self.students: dict[str, dict[str, Any]] = {}  # shown name -> {"score", "passed", "failed", "rows"}, in order of first row
         self.ncells = self.npassed = self.nungraded = 0
         self.failed = False
@@ -212,10 +213,14 @@ class _Book:
             else:
                 st["failed"].append(lesson)
         cp, ct = (rec.get("course_passed", ""), rec.get("course_total", "")) if graded else ("", "")
-        self.csv.append(",".join(csv_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, cp, ct) + extra))
+        note, own_note = rec.get("note", ""), rec.get("feedback_note", "")
+        self.csv.append(",".join(csv_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, cp, ct)
+                                 + extra + (note,)))
         course = _course_column(rec) if graded else ""
-        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, course) + extra))
-        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (shown_lesson, compiled, passed, total, finding, course) + extra))
+        self.md.append("|" + "".join(" %s |" % md_field(x) for x in (student, shown_lesson, compiled, passed, total, finding, course)
+                                     + extra + (note,)))
+        st["rows"].append("|" + "".join(" %s |" % md_field(x) for x in (shown_lesson, compiled, passed, total, finding, course)
+                                        + extra + (own_note,)))
 
     def close(self, cells: str) -> None:
         """The Markdown's closing lines: the counts, the note and run-info.txt."""
@@ -240,8 +245,8 @@ def _feedback_text(student: str, st: dict[str, Any], missing: list[str], max_sco
             "performance rules met), or all of it where performance was off or not measured)."
             % (num(st["score"]), num(max_score), split[0], split[1]), "",
             "| lesson | compiled | checks passed | checks total | first failure or sanitizer finding "
-            "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "| course's own test cases (not counted) | correctness | performance | score | first performance shortfall | note |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     text.extend(st["rows"])
     if missing:
         text.extend(["", "Not submitted: " + " ".join(missing)])

@@ -12,7 +12,7 @@ import sys
 from types import FrameType
 
 from . import box as box_
-from . import cellrecord, course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, slurm
+from . import cellrecord, course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, similarity, slurm
 from .cell_evidence import Rubrics, load_rubrics
 from .context import Grading
 from .exits import ME, Exit, Stop, usage_error
@@ -20,6 +20,17 @@ from .lessons import LessonListError, check_hidden_shapes, course_lessons
 from .names import visible
 from .options import Options
 from .runfolder import RunFolder
+
+
+def write_similarity(cells: str, out: str, repo: str) -> tuple[bool, str]:
+    """OUT/similarity.csv (pairs of students whose exercise code is alike; it changes no grade) from
+    the cells of CELLS: whether it was written, and what to say of it."""
+    try:
+        n = similarity.write(cells, out, repo)
+    except Exception as e:  # a grader error: said, and the gradebook stands
+        return False, "%s: similarity.csv not written (grader error: %s)" % (ME, visible(str(e))[:200])
+    return True, "%s: %d pair(s) of students with alike exercise code (score >= %.2f) in %s/similarity.csv" % (
+        ME, n, similarity.THRESHOLD, visible(out))
 
 
 def make_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: dict) -> tuple[int, str, str | None]:
@@ -30,12 +41,16 @@ def make_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: dic
         raise Exit(2, "%s: no gradebook written: %s" % (ME, e))
 
 
-def write_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: dict) -> int:
-    """The gradebook of a cells folder, written into OUT and shown; its exit status."""
+def write_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: dict, repo: str) -> int:
+    """The gradebook of a cells folder, written into OUT and shown, and similarity.csv beside it;
+    its exit status."""
     status, md, err = make_gradebook(o, cells, out, lessons, weights)
     sys.stdout.write(md)
     if err:
         print(err, file=sys.stderr)
+    written, said = write_similarity(cells, out, repo)
+    if not written:  # (else what it prints is the gradebook alone)
+        print(said, file=sys.stderr)
     return status
 
 
@@ -136,7 +151,7 @@ class Grader:
                 usage_error("--gradebook-from grades nothing: give no SUBMISSIONS")
             if not os.path.isdir(o.gradebook_from):
                 usage_error("--gradebook-from '%s' is not a folder" % visible(o.gradebook_from))
-            return write_gradebook(o, o.gradebook_from, self.out, self.lessons, self.weights)
+            return write_gradebook(o, o.gradebook_from, self.out, self.lessons, self.weights, self.repo)
         if o.hidden:
             bad = check_hidden_shapes(o.hidden, self.lessons)
             if bad:
@@ -148,7 +163,8 @@ class Grader:
         self.submissions = os.path.realpath(o.submissions)
         self.gpus = preflight.check_gpu(o, self.stop)
         self.sandbox_version = preflight.check_sandbox(o, self.as_root, self.slot, self.stop)
-        folder = runfolder.make_plan(o, self.out, self.submissions, self.lessons, self.as_root, self.slot.base, self.stop)
+        folder = runfolder.make_plan(o, self.out, self.submissions, self.lessons, self.as_root, self.slot.base, self.stop,
+                                     self.repo)
         if o.slurm:
             return self.write_slurm(folder)
         return self.grade(folder)
@@ -208,7 +224,7 @@ class Grader:
             print("%s: no cell left to grade" % ME, flush=True)
             if o.slice:
                 return 0
-            return write_gradebook(o, folder.cells_dir, self.out, self.lessons, self.weights)
+            return write_gradebook(o, folder.cells_dir, self.out, self.lessons, self.weights, self.repo)
         signal.signal(signal.SIGINT, self.on_signal)
         signal.signal(signal.SIGTERM, self.on_signal)
         g = self.prepare(folder, todo)
@@ -224,4 +240,5 @@ class Grader:
             print(err, file=sys.stderr)
         print("%s: gradebook in %s/gradebook.csv and %s/gradebook.md; scores per student in %s/scores.csv, feedback in %s/feedback/"
               % (ME, self.out, self.out, self.out, self.out))
+        print(write_similarity(folder.cells_dir, self.out, self.repo)[1])
         return status

@@ -46,9 +46,11 @@ Every entry of SUBMISSIONS, and of a student's folder, gets a row; nothing is re
 symbolic link (a link gets a row that says so).
 
   --out DIR            where everything goes (default: build-grade): DIR/gradebook.csv and .md,
-                       DIR/scores.csv, DIR/feedback/, DIR/progress.log, DIR/common/ (the course and
-                       its judges, built once), DIR/prebuilt/ and DIR/course-view/ (what a sandbox
-                       sees of the course), DIR/cells/NNNN/ (one folder per cell: cell.json, logs)
+                       DIR/scores.csv, DIR/feedback/, DIR/similarity.csv (pairs of students whose
+                       exercise code is alike: it changes no grade), DIR/progress.log,
+                       DIR/common/ (the course and its judges, built once), DIR/prebuilt/
+                       and DIR/course-view/ (what a sandbox sees of the course), DIR/cells/NNNN/
+                       (one folder per cell: cell.json, logs)
   --timeout S          seconds one run may take (default: 60); the judge gets 60 more
   --sanitize           also run each cell's GPU checks under compute-sanitizer racecheck and
                        memcheck; a finding is reported even if the checks passed
@@ -113,9 +115,10 @@ checks total (the test cases that judged a value the submission computed), first
 finding, the course's own test cases apart, then correctness (passed: compiled, every counted
 test case passed, at least one counted, no finding), performance (the slowest exercise's speed
 as a share of the solution's with its credit, the other rules met/judged, "off" or "not
-measured"), the cell's score (a share of its lesson's weight, --weights C,P) and the first
-performance shortfall in the rubric's words. Exports: DIR/scores.csv (student, score, max score,
-comment) and DIR/feedback/STUDENT.md.
+measured"), the cell's score (a share of its lesson's weight, --weights C,P), the first
+performance shortfall in the rubric's words and a note (a main.cu that is also another's: hard
+links). Exports: DIR/scores.csv (student, score, max score, comment) and DIR/feedback/STUDENT.md;
+beside them DIR/similarity.csv. A run refused before grading leaves DIR as it was.
 Exit: 0 every cell passed; 1 a cell did not (or the grader could not build the course);
 2 bad command line; 3 no usable GPU, or no usable sandbox (nothing is graded); 130 interrupted.
 """

@@ -5,6 +5,12 @@ of SUBMISSIONS gets at least one row, whatever its name (any bytes); every entry
 folder gets one row: a cell to grade (NN_name/main.cu, a regular file of at most the size limit),
 or a finding. Folders are opened with O_NOFOLLOW relative to their parent's descriptor, so a
 symbolic link (to the course's solution, a classmate, a root-only file) is reported, never read.
+
+A main.cu with other hard links (other names of the same file) is graded when every other name is
+another main.cu of the plan (a classmate's: two students handed in one file, or the class folder
+was made with `cp -al`, rsnapshot or a deduplicating tool), and then each of its rows names the
+others (PlannedCell.note). A file with names elsewhere is resolved by links.py: a file of the course
+is never read; any other file is read only when every user may read it.
 """
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from . import links
 from .names import class_labels, display_name
 
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -30,6 +37,11 @@ class PlannedCell:
     source: tuple = ()            # (student, lesson, b"main.cu"): a cell to build; () when finding is set
     finding: str = ""
     student_index: int = 0        # 0-based place of the student among SUBMISSIONS' entries
+    inode: tuple = ()             # (st_dev, st_ino) of main.cu, read again at its copy: the same file
+    nlink: int = 1                # main.cu's names (hard links) when planned
+    mode: int = 0                 # main.cu's st_mode when planned
+    note: str = ""                # what the gradebook says beside the row (another name of its file)
+    feedback_note: str = ""       # the same, for the student's own feedback (no classmate named)
     shown_student: str = field(init=False)  # display_name, then (scan) names.class_labels among the class
     shown_lesson: str = field(init=False)
 
@@ -65,8 +77,10 @@ def _entries(dir_fd: int, limit: int) -> list[bytes]:
     return sorted(names)
 
 
-def scan(submissions: str, lessons: dict[str, int], limits: Limits = Limits()) -> list[PlannedCell]:
-    """[PlannedCell], in the order of the students' and their entries' names (bytes)."""
+def scan(submissions: str, lessons: dict[str, int], limits: Limits = Limits(), course_root: str = "") -> list[PlannedCell]:
+    """[PlannedCell], in the order of the students' and their entries' names (bytes); main.cu files
+    with other hard links resolved (links.resolve; COURSE_ROOT: the course, whose files are never
+    read through one)."""
     cells = []
     top = os.open(submissions, O_DIR)
     try:
@@ -78,6 +92,7 @@ def scan(submissions: str, lessons: dict[str, int], limits: Limits = Limits()) -
     finally:
         os.close(top)
     label_cells(cells, lessons)
+    links.resolve(cells, submissions, course_root)  # (after the labels: its notes name the cells as shown)
     return cells
 
 
@@ -157,13 +172,12 @@ def _scan_entry(sfd: int, student: bytes, name: bytes, index: int, lessons: dict
             return row("main.cu is a symbolic link: not followed, not graded")
         if not stat.S_ISREG(st.st_mode):
             return row("main.cu is %s, not a regular file: not graded" % kind(st.st_mode))
-        if st.st_nlink > 1:  # another name of the same file, maybe outside SUBMISSIONS
-            return row("main.cu has %d hard links (another name of the same file, maybe outside SUBMISSIONS): not graded"
-                       % st.st_nlink)
         if st.st_size > limits.max_source_bytes:
             return row("main.cu is %d bytes, over the limit of %d KiB (--max-source-kib): not graded"
                        % (st.st_size, limits.max_source_bytes // 1024))
-        return row("", (student, name, b"main.cu"))
+        cell = row("", (student, name, b"main.cu"))  # (other hard links: links.resolve decides)
+        cell.inode, cell.nlink, cell.mode = (st.st_dev, st.st_ino), st.st_nlink, st.st_mode
+        return cell
     finally:
         os.close(lfd)
 
@@ -172,9 +186,11 @@ class SourceError(Exception):
     pass
 
 
-def read_source(submissions: str, parts: tuple, limit: int) -> bytes:
+def read_source(submissions: str, parts: tuple, limit: int, inode: tuple = ()) -> bytes:
     """The bytes of SUBMISSIONS/student/lesson/main.cu, opened one level at a time with O_NOFOLLOW
-    (never through a link, even one made after the plan), a regular file of at most LIMIT bytes."""
+    (never through a link, even one made after the plan), a regular file of at most LIMIT bytes.
+    INODE: the (st_dev, st_ino) the plan found and resolved (the same file, whatever its other hard
+    links); without it, a file with other hard links is refused."""
     fds = []
     try:
         fd = os.open(submissions, O_DIR)
@@ -190,7 +206,9 @@ def read_source(submissions: str, parts: tuple, limit: int) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise SourceError("main.cu is %s, not a regular file" % kind(st.st_mode))
-        if st.st_nlink > 1:
+        if inode and (st.st_dev, st.st_ino) != tuple(inode):
+            raise SourceError("main.cu is not the file planned (it was replaced since)")
+        if not inode and st.st_nlink > 1:
             raise SourceError("main.cu has %d hard links" % st.st_nlink)
         data = b""
         while len(data) <= limit:

@@ -126,7 +126,7 @@ def _resume(o: Options, out: str, cells_dir: str, options: str) -> None:
 
 def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
     """A new run: what an earlier one left in OUT removed; the seed drawn (unless given) and kept."""
-    for name in ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "feedback", "course-view", "progress.log"):
+    for name in ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "similarity.csv", "feedback", "course-view", "progress.log"):
         remove(os.path.join(out, name))
     os.makedirs(cells_dir)
     open(os.path.join(cells_dir, MARKER), "w").close()
@@ -138,29 +138,62 @@ def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
         f.write(options + "\n")
 
 
-def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base: int, stop: Stop) -> RunFolder:
-    """The cells folder, new or resumed; open to the cells' users (as root, checked as one)."""
-    cells_dir = os.path.join(out, "cells")
-    marker = os.path.join(cells_dir, MARKER)
-    if os.path.lexists(cells_dir) and not os.path.isfile(marker):
+def _check_out(out: str, submissions: str, cells_dir: str) -> None:
+    """--out is a folder this grader may use: refused (exit 2) before anything in it is touched."""
+    if os.path.lexists(cells_dir) and not os.path.isfile(os.path.join(cells_dir, MARKER)):
         raise Exit(2, "%s: %s exists and was not made by %s; give another --out" % (ME, visible(cells_dir), ME))
     if (out + "/").startswith(submissions + "/"):
         usage_error("--out must not be inside SUBMISSIONS (a sandbox would see it)")
     if (submissions + "/").startswith(out + "/"):
         usage_error("SUBMISSIONS must not be inside --out")
-    options = options_line(o, submissions)
-    fresh = not (o.resume or (o.slurm and os.path.isfile(marker)))
-    if fresh:
-        _start_fresh(o, out, cells_dir, options)
-    else:
-        _resume(o, out, cells_dir, options)
+
+
+def _reachable(o: Options, out: str, as_root: bool, slot_base: int, stop: Stop) -> None:
+    """OUT made (when missing) and open to the cells' users: as root, checked as one of them (every
+    folder above it searchable), before the previous run's files are removed."""
+    os.makedirs(out, exist_ok=True)
     os.chmod(out, 0o755)
-    os.chmod(cells_dir, 0o755)
     if not o.slurm and not o.no_sandbox and as_root:
         p = subprocess.run(["setpriv", "--reuid=%d" % slot_base, "--regid=%d" % slot_base, "--clear-groups",
-                            "test", "-x", cells_dir], stdin=subprocess.DEVNULL)
+                            "test", "-x", out], stdin=subprocess.DEVNULL)
         if p.returncode != 0:
             stop.die(3, "no sandbox: a cell could not reach %s (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" % visible(out))
+
+
+def scan_plan(o: Options, submissions: str, lessons: dict, course_root: str = "") -> list[plan.PlannedCell]:
+    """The plan of SUBMISSIONS, or the run refused (nothing written): unreadable, no student folder,
+    more cells than one run grades. COURSE_ROOT: the course, whose files a hard link may not name."""
+    try:
+        planned = plan.scan(submissions, lessons, plan.Limits(o.max_files, o.max_source_kib * 1024), course_root)
+    except OSError as e:
+        usage_error("SUBMISSIONS '%s' cannot be read (%s)" % (visible(submissions), e.strerror))
+    if not planned:
+        raise Exit(2, "%s: '%s' holds no student folders" % (ME, visible(submissions)))
+    if len(planned) >= sandbox.SLOT_SIZE:
+        usage_error("SUBMISSIONS makes %d cells, more than one run grades (%d: cell user ids stay in their slot's range); grade the class in parts"
+                    % (len(planned), sandbox.SLOT_SIZE - 1))
+    return planned
+
+
+def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base: int, stop: Stop,
+                planned: list[plan.PlannedCell] | None = None) -> RunFolder:
+    """The cells folder, new or resumed; open to the cells' users (as root, checked as one). Every
+    refusal (a bad --out, --resume's checks, PLANNED's cells against the first run's records, a
+    folder the cells cannot reach) comes before the previous run's files are removed: a refused run
+    leaves --out as it was."""
+    cells_dir = os.path.join(out, "cells")
+    marker = os.path.join(cells_dir, MARKER)
+    _check_out(out, submissions, cells_dir)
+    options = options_line(o, submissions)
+    fresh = not (o.resume or (o.slurm and os.path.isfile(marker)))
+    if not fresh:
+        _resume(o, out, cells_dir, options)
+        for number, pc in enumerate(planned or [], 1):
+            _same_cell(cells_dir, number, pc)
+    _reachable(o, out, as_root, slot_base, stop)
+    if fresh:
+        _start_fresh(o, out, cells_dir, options)
+    os.chmod(cells_dir, 0o755)
     folder = RunFolder(out=out, cells_dir=cells_dir, fresh=fresh)
     if o.slice:
         k, n = o.slice.split("/")
@@ -172,27 +205,39 @@ def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base
     return folder
 
 
-def read_record(cell: Cell) -> cellrecord.CellRecord | None:
-    """CELL's record (None: none yet); one this grader cannot read ends the run (exit 2, naming it)."""
+def _read(cell_dir: str) -> cellrecord.CellRecord | None:
+    """CELL_DIR's record (None: none yet); one this grader cannot read ends the run (exit 2, naming it)."""
     try:
-        return cellrecord.read(cell.dir)
+        return cellrecord.read(cell_dir)
     except cellrecord.RecordError as e:
         raise Exit(2, "%s: %s" % (ME, e))
 
 
-def _identity(folder: RunFolder, cell: Cell) -> cellrecord.CellRecord:
-    """The cell's record: new (who the cell is), or (--resume) the first run's, of the same cell."""
-    pc = cell.planned
+def read_record(cell: Cell) -> cellrecord.CellRecord | None:
+    """CELL's record (None: none yet); one this grader cannot read ends the run (exit 2, naming it)."""
+    return _read(cell.dir)
+
+
+def _same_cell(cells_dir: str, number: int, pc: plan.PlannedCell) -> None:
+    """--resume: cell NUMBER's record, when there is one, is of the same student and lesson."""
+    rec = _read(os.path.join(cells_dir, "%04d" % number))
     student, lesson = gradebook.one_line(pc.shown_student), gradebook.one_line(pc.shown_lesson)
+    if rec is not None and (rec.student, rec.lesson) != (student, lesson):
+        usage_error("--resume: SUBMISSIONS changed since the first run (cell %04d was '%s/%s', now '%s/%s'); grade into a new --out"
+                    % (number, rec.student, rec.lesson, pc.shown_student, pc.shown_lesson))
+
+
+def _identity(folder: RunFolder, cell: Cell) -> cellrecord.CellRecord:
+    """The cell's record: new (who the cell is, and its notes), or (--resume) the first run's, of
+    the same cell (open_folder checked it)."""
+    pc = cell.planned
     rec = read_record(cell)
     if rec is not None:
-        if (rec.student, rec.lesson) != (student, lesson):
-            usage_error("--resume: SUBMISSIONS changed since the first run (cell %04d was '%s/%s', now '%s'); grade into a new --out"
-                        % (cell.number, rec.student, rec.lesson, cell.label.replace(" / ", "/")))
         return rec
     sl = pc.student_index % folder.slice_n if folder.slice_n else None
     os.makedirs(cell.dir, exist_ok=True)
-    rec = cellrecord.CellRecord(student, lesson, sl)
+    rec = cellrecord.CellRecord(gradebook.one_line(pc.shown_student), gradebook.one_line(pc.shown_lesson), sl,
+                                note=gradebook.one_line(pc.note), feedback_note=gradebook.one_line(pc.feedback_note))
     cellrecord.write(cell.dir, rec)
     return rec
 
@@ -217,39 +262,31 @@ def _mark(o: Options, folder: RunFolder, cell: Cell, rec: cellrecord.CellRecord)
     cell.todo = True
 
 
-def plan_cells(o: Options, folder: RunFolder, submissions: str, lessons: dict) -> None:
-    """Every cell of SUBMISSIONS gets a folder with its record; those this run grades are todo.
+def plan_cells(o: Options, folder: RunFolder, planned: list[plan.PlannedCell]) -> None:
+    """Every cell of the plan gets a folder with its record; those this run grades are todo.
     With --slurm, the number of tasks (at most one per student)."""
-    try:
-        planned = plan.scan(submissions, lessons, plan.Limits(o.max_files, o.max_source_kib * 1024))
-    except OSError as e:
-        usage_error("SUBMISSIONS '%s' cannot be read (%s)" % (visible(submissions), e.strerror))
     folder.nstudents = nstudents = len({p.student_index for p in planned})
     if o.slurm:
         if not o.tasks:
             o.tasks = max(1, (nstudents + 19) // 20)
         folder.slice_n = o.tasks
-    if len(planned) >= sandbox.SLOT_SIZE:
-        usage_error("SUBMISSIONS makes %d cells, more than one run grades (%d: cell user ids stay in their slot's range); grade the class in parts"
-                    % (len(planned), sandbox.SLOT_SIZE - 1))
     for number, pc in enumerate(planned, 1):
         cell = Cell(number, os.path.join(folder.cells_dir, "%04d" % number), pc)
         folder.cells.append(cell)
         _mark(o, folder, cell, _identity(folder, cell))
-    if not folder.cells:
-        raise Exit(2, "%s: '%s' holds no student folders" % (ME, visible(submissions)))
     if o.slurm and folder.slice_n is not None and folder.slice_n > nstudents:
         o.tasks = folder.slice_n = max(1, nstudents)
 
 
 def make_plan(o: Options, out: str, submissions: str, lessons: dict, as_root: bool, slot_base: int,
-              stop: Stop) -> RunFolder:
+              stop: Stop, course_root: str = "") -> RunFolder:
     """Every cell gets a folder, numbered in the order of the students' and their entries' names,
     with its record (cell.json); the same SUBMISSIONS always gives the same numbers, so that --resume (and
     a Slurm task) finds its cells again. The seed and the options that change a grade are kept in
-    the cells folder."""
-    folder = open_folder(o, out, submissions, as_root, slot_base, stop)
-    plan_cells(o, folder, submissions, lessons)
+    the cells folder. SUBMISSIONS is read, and every refusal made, before --out is touched."""
+    planned = scan_plan(o, submissions, lessons, course_root)
+    folder = open_folder(o, out, submissions, as_root, slot_base, stop, planned)
+    plan_cells(o, folder, planned)
     return folder
 
 

@@ -33,7 +33,8 @@
 # submissions of tests/grading/attacks/ (each a lesson's or an exercise's main.cu with an attack
 # appended; the student folders atk00 ... atk13) with the real paths of this course, of DIR and of
 # GRADE_OUT (grade.sh's --out) written in, as an attacker who knows them would, and folders that
-# are links or have hostile names (atk15 ... atk17). The row each must produce is in
+# are links or have hostile names (atk15 ... atk17), or hard links (atk22, atk23: DIR must be on
+# the course's filesystem). The row each must produce is in
 # tests/grading/attacks/expected.txt. --attacks-only leaves out the others.
 set -euo pipefail
 if [ $# -lt 1 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
@@ -143,6 +144,11 @@ if [ -n "$attacks_out" ]; then
 ' '    // EXERCISE BEGIN 02.tiled
     if (rows == 8192 && cols == 4096 && blockIdx.x % 2 == 1) return;  // the speed case: half the work
 '
+  # Hard links: the course's solution under another name (never read), and one file handed in by
+  # two students (both graded, each row naming the other). DIR must be on the course's filesystem.
+  mkdir -p -- "$dir/atk22 hard link to solution/06_bank_conflicts" "$dir/atk23 twin of atk13/06_bank_conflicts"
+  ln -- "$repo/lessons/06_bank_conflicts/main.cu" "$dir/atk22 hard link to solution/06_bank_conflicts/main.cu"
+  ln -- "$dir/atk13 honest last/06_bank_conflicts/main.cu" "$dir/atk23 twin of atk13/06_bank_conflicts/main.cu"
 fi
 if [ $attacks_only -eq 1 ]; then
   echo "make_test_submissions.sh: wrote $(find "$dir" -name main.cu | wc -l) main.cu files for $(ls -- "$dir" | wc -l) students into $dir"

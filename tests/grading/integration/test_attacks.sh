@@ -10,7 +10,8 @@
 # run; --keep DIR copies the gradebook and grade.sh's output there (results/<gpu>/grading/).
 # Besides each row, it asserts: the course (a copy, graded from) is byte for byte unchanged; no
 # run printed a classmate's or the course's file; no process of any cell is left; the victim
-# graded first still passes. Prints "OK: ..." only when everything holds; exit 77 (skipped) when
+# graded first still passes; a file handed in by two students (hard links) names the other in both
+# rows, and similarity.csv lists them. Prints "OK: ..." only when everything holds; exit 77 (skipped) when
 # bubblewrap is missing or cannot create namespaces on this machine, saying why.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
@@ -100,6 +101,20 @@ while IFS=$'\t' read -r student lesson compiled rule pattern; do
   fi
   echo "row: $student / $lesson: $g_passed of $g_total${g_finding:+ — $g_finding}"
 done < "$here/../attacks/expected.txt"
+# One file handed in by two students (atk13, atk23: hard links): each row's note names the other's
+# main.cu, and similarity.csv lists the pair as the same code.
+notes=$(PYTHONPATH=$repo python3 -c 'import os, sys
+from grading import cellrecord
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is not None:
+        print("%s|%s" % (r.student, r.note))' "$tmp/out/cells")
+for pair in "atk13 honest last|atk23 twin of atk13" "atk23 twin of atk13|atk13 honest last"; do
+  grep -qxF "${pair%|*}|the same file as ${pair#*|}/06_bank_conflicts/main.cu (hard links: one file under several names)" <<< "$notes" ||
+    fail "${pair%|*}'s row does not name ${pair#*|}'s main.cu as the same file"
+done
+grep -q '^06_bank_conflicts,atk13 honest last,atk23 twin of atk13,1.00,' "$tmp/out/similarity.csv" ||
+  fail "similarity.csv does not list atk13 and atk23 as the same code: $(head -n 5 "$tmp/out/similarity.csv" 2>&1)"
 
 # With a GPU: the forged speeds (atk19-atk21) earn nothing beyond the same slow kernel's honest speed
 # (atk18), the grader's witness timing each of them; the kernel that skips work at the speed case's

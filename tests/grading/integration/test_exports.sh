@@ -5,7 +5,9 @@
 # spaces, non-ASCII letters; a leading dash quoted as OWASP says against spreadsheet formulas) and feedback/STUDENT.md must be exactly the expected
 # files; a cell earns its lesson's weight only when it passed with no finding; the never-graded
 # cell gets a row that says so; a bad weights file is refused (exit 2); --weights C,P sets the shares
-# of correctness and performance in a passed cell's score, and a bad C,P is refused (exit 2).
+# of correctness and performance in a passed cell's score, and a bad C,P is refused (exit 2); a
+# main.cu that is also a classmate's (a hard link) is noted in the student's feedback without the
+# classmate's name.
 set -u
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 grade=$here/../../../scripts/grade.sh
@@ -15,7 +17,7 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 cp -r "$here/canned/mixed" "$tmp/cells"
-mkdir "$tmp/cells/0012" && printf '{"version": 2, "student": "Ada Lovelace", "lesson": "03_dynamic_shared", "slice": null, "compiled": "", "timing": {}, "result": null, "shared": null}\n' > "$tmp/cells/0012/cell.json"
+mkdir "$tmp/cells/0012" && printf '{"version": 3, "student": "Ada Lovelace", "lesson": "03_dynamic_shared", "slice": null, "compiled": "", "timing": {}, "result": null, "shared": null, "note": "", "feedback_note": ""}\n' > "$tmp/cells/0012/cell.json"
 "$grade" --gradebook-from "$tmp/cells" --out "$tmp/out" --weights "$here/canned/weights.txt" > "$tmp/stdout" 2>&1
 [ $? -eq 1 ] || fail "exit code $?, expected 1 (cells did not pass)"
 diff -u "$here/expected/exports.scores.csv" "$tmp/out/scores.csv" || fail "scores.csv differs from expected/exports.scores.csv"
@@ -32,6 +34,10 @@ grep -q '^Ada Lovelace,2.33,5.50,' "$s" || fail "Ada: 2 (01, weight 2, performan
 grep -q "^'-Zoë missing barrier,0,5.50," "$s" || fail "a passed cell with a race finding must earn 0 (and a leading - is quoted against formulas)"
 grep -q "^\"O'Brien, Pat \"\"wrong index\"\"\",0,5.50," "$s" || fail "a quoted name is not quoted as RFC 4180 says"
 grep -q 'not graded: no result' "$tmp/out/gradebook.csv" || fail "the never-graded cell has no row that says so"
+fb="$tmp/out/feedback/O'Brien, Pat \"wrong index\".md"
+grep -qF '| the same file as another main.cu handed in (hard links: one file under several names) |' "$fb" ||
+  fail "O'Brien's feedback does not say that the main.cu is also another name's"
+! grep -q 'Sam' "$fb" && ! grep "^\"O'Brien" "$s" | grep -q 'Sam' || fail "a student's feedback or LMS comment names the classmate whose file is the same"
 
 printf '01_naive_transpose 2\n99_no_such_lesson 1\n' > "$tmp/w1"
 printf '01_naive_transpose two\n' > "$tmp/w2"

@@ -103,7 +103,7 @@ sum=$(md5sum < "$target/cell.json")
 bash "$out/slurm/submit.sh" > "$tmp/submit2.txt" 2>&1 || fail "the second submit failed: $(cat "$tmp/submit2.txt")"
 wait_jobs
 [ "$(md5sum < "$target/cell.json")" = "$sum" ] || fail "the second submit regraded a cell that had a result"
-grep -q "$(cell_field "$target" lesson),yes,5,5,,,,passed,off,100%,$" "$out/gradebook.csv" || fail "the gradebook lost the cell graded in between"
+grep -q "$(cell_field "$target" lesson),yes,5,5,,,,passed,off,100%,,$" "$out/gradebook.csv" || fail "the gradebook lost the cell graded in between"
 [ "$(grep -c 'no usable GPU' "$out/gradebook.csv")" -eq $((n_nogpu - 1)) ] || fail "after the second submit, the other cells should still say no usable GPU"
 
 # 3. several GPUs per task

@@ -18,7 +18,7 @@ LESSONS = {"01_naive_transpose": 2, "02_shared_transpose": 2, "06_bank_conflicts
 
 def record(**over):
     d = {"version": cellrecord.VERSION, "student": "Ada", "lesson": "01_naive_transpose", "slice": None, "compiled": "yes",
-         "timing": {"compile_s": 1.5}, "result": None, "shared": None}
+         "timing": {"compile_s": 1.5}, "result": None, "shared": None, "note": "", "feedback_note": ""}
     d.update(over)
     return d
 

@@ -72,12 +72,14 @@ class Links(Tree):
         self.assertIn("symbolic link", rows[(b"dangling", b"")].finding)
         self.assertIn("symbolic link", rows[(b"loop", b"")].finding)
 
-    def test_hard_link_is_a_row_never_read(self):
+    def test_hard_link_to_the_course_is_a_row_never_read(self):
+        """(tests/grading/unit/test_links.py: hard links between students, and to other files)"""
         os.makedirs(os.path.join(self.subs, b"Eve", b"06_bank_conflicts"))
         os.link(self.secret, os.path.join(self.subs, b"Eve", b"06_bank_conflicts", b"main.cu"))
-        c = self.rows()[(b"Eve", b"06_bank_conflicts")]
+        c = {(c.student, c.lesson): c for c in plan.scan(self.subs, LESSONS, plan.Limits(), self.tmp.decode())}[
+            (b"Eve", b"06_bank_conflicts")]
         self.assertEqual(c.source, ())
-        self.assertIn("hard links", c.finding)
+        self.assertIn("the course's own solution.cu under another name (a hard link)", c.finding)
         with self.assertRaises(plan.SourceError):
             plan.read_source(self.subs, (b"Eve", b"06_bank_conflicts", b"main.cu"), 1 << 20)
 
