@@ -24,7 +24,10 @@ The layers, in order, as each tool runs them today (a cell: one submission of on
   memcheck      the --small subset under compute-sanitizer memcheck; grader: without --sanitize,
                 only where the cell passed so far and the lint found nothing; mutation run: where
                 the GPU checks passed; exercises.sh: never.
-  evidence      the speed cases judged by grading/evidence.py and the static rubric; grader: a
+  evidence      the speed cases judged by grading/evidence.py and the static rubric (grader: every
+                time from the speed witness, grading/witness.py, which times the submission's
+                kernels in the course's own check; the mutation run and exercises.sh time the
+                program in its own process: the course's mutants, a student's own machine); grader: a
                 "required" rule broken fails correctness; mutation run: a SHORT speed case or a
                 CONTRACT / SHORT static rule catches the mutant; exercises.sh: static FAILED (a
                 required rule) blocks "solved", speed is shown and never blocks.
