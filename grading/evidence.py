@@ -51,6 +51,7 @@ import os
 import re
 import sys
 
+from . import cmdline
 from . import static_evidence as se
 from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, load_rubric, percent
 from .rubric import FULL, ZERO, speed_credit
@@ -429,23 +430,27 @@ def show(result, out=None):
 
 
 def _options(args):
-    """judge|show's options after RUBRIC: {"verdict", "binary", "dumps", "counters", "lines", "solutions", "strict"}."""
-    o = {"verdict": None, "binary": None, "dumps": None, "counters": None, "lines": None, "solutions": [], "strict": False}
-    while args:
-        a = args.pop(0)
-        if a in ("--binary", "--dumps", "--counters", "--lines", "--solutions") and args:
-            v = args.pop(0)
-            if a == "--solutions":
-                o["solutions"].append(v)
-            else:
-                o[a[2:]] = v
+    """RUBRIC and the rest of judge|show's command line, read by argparse (the last of an option wins;
+    VERDICT before --lines, never starting with --); RubricError: an argument the grammar does not take."""
+    valued = ("--binary", "--dumps", "--counters", "--lines", "--solutions")
+    p = cmdline.Parser("evidence.py")
+    p.add_argument("rubric", type=cmdline.value)
+    p.add_argument("verdict", nargs="?", type=cmdline.value)
+    for option in valued:
+        p.add_argument(option, type=cmdline.value, action="append" if option == "--solutions" else "store")
+    p.add_argument("--strict", action="store_true")
+    operands, opts, rest = [cmdline.MARK + args[0]], [], list(args[1:])
+    while rest:  # (in an order argparse cannot refuse)
+        a = rest.pop(0)
+        if a in valued and rest:
+            opts += [a, cmdline.MARK + rest.pop(0)]
         elif a == "--strict":
-            o["strict"] = True
-        elif not a.startswith("--") and o["verdict"] is None and o["lines"] is None:
-            o["verdict"] = a
+            opts.append(a)
+        elif not a.startswith("--") and len(operands) == 1 and "--lines" not in opts:
+            operands.append(cmdline.MARK + a)
         else:
             raise RubricError("unexpected argument %r (see --help)" % a)
-    return o
+    return p.parse_args(operands + opts)
 
 
 def main(argv):
@@ -457,41 +462,36 @@ def main(argv):
     if cmd not in ("judge", "show") or not args:
         print("evidence.py: unknown command line (see --help)", file=sys.stderr)
         return 2
-    rubric_path = args.pop(0)
     try:
         o = _options(args)
-        verdict, binary, dumps, counters_path, lines_path = o["verdict"], o["binary"], o["dumps"], o["counters"], o["lines"]
-        solution_csvs, strict = o["solutions"], o["strict"]
-        if binary and dumps:
+        if o.binary and o.dumps:
             raise RubricError("--binary or --dumps, not both")
-        if verdict is None and lines_path is None:
+        if o.verdict is None and o.lines is None:
             raise RubricError("give VERDICT.json (or -) or --lines EVIDENCE.jsonl")
-        rubric = load_rubric(rubric_path)
-        if lines_path is not None:
-            with open(lines_path, encoding="utf-8", errors="replace") as f:
+        rubric = load_rubric(o.rubric)
+        if o.lines is not None:
+            with open(o.lines, encoding="utf-8", errors="replace") as f:
                 lines = f.read(MAX_JSON_BYTES).splitlines()
-            evidence = evidence_from_lines(lines, read_solution_rows(solution_csvs or default_solution_csvs()))
+            evidence = evidence_from_lines(lines, read_solution_rows(o.solutions or default_solution_csvs()))
         else:
-            evidence = None if verdict == "-" else read_verdict_evidence(verdict)
+            evidence = None if o.verdict == "-" else read_verdict_evidence(o.verdict)
         counters = None
-        if counters_path:
-            with open(counters_path, encoding="utf-8") as f:
+        if o.counters:
+            with open(o.counters, encoding="utf-8") as f:
                 counters = read_counters(json.load(f))
-        facts, problem = static_facts(binary, dumps)
-        if facts is None and problem and (binary or dumps):
+        facts, problem = static_facts(o.binary, o.dumps)
+        if facts is None and problem and (o.binary or o.dumps):
             raise RubricError(problem)
     except (RubricError, OSError, ValueError) as e:
         print("evidence.py: %s" % e, file=sys.stderr)
         return 2
     result = judge(rubric, evidence, facts, counters,
-                   facts_problem=None if (binary or dumps) else "static facts not read (give --binary or --dumps)")
+                   facts_problem=None if (o.binary or o.dumps) else "static facts not read (give --binary or --dumps)")
     if cmd == "judge":
         print(json.dumps(result, indent=1, sort_keys=True, allow_nan=False, default=str))
     else:
         show(result)
-    if result["contracts_broken"]:
-        return 1
-    return 1 if strict and result["short"] else 0
+    return 1 if result["contracts_broken"] or (o.strict and result["short"]) else 0
 
 
 if __name__ == "__main__":

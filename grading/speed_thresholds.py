@@ -36,6 +36,8 @@ import re
 import statistics
 import sys
 
+from . import cmdline
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # The committed GPU data that times the course solution (on an H100; the H200 runs committed only
 # console summaries, which are not read: grading/README.md says what they show).
@@ -182,21 +184,38 @@ def render(rows: list[dict], sources: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _command_line(args: list[str]) -> tuple[str, list[str]] | None:
+    """(mode: "", --write or --check; the --source paths) read by argparse; None: any other command
+    line. cmdline.Unknown: --source with nothing after it."""
+    p = cmdline.Parser("speed_thresholds")
+    p.add_argument("--source", action="append", type=cmdline.value, default=None)
+    for mode in ("--write", "--check"):
+        p.add_argument(mode, dest="modes", action="append_const", const=mode)
+    try:
+        a = p.parse_args(cmdline.marked(args, flags=("--write", "--check"), valued=("--source",)))
+    except cmdline.Unknown:
+        raise
+    except cmdline.Refused:
+        return None
+    modes = a.modes or []
+    return (modes[0] if modes else "", a.source or []) if len(modes) <= 1 else None
+
+
 def main(argv: list[str]) -> int:
-    args, sources = argv[1:], []
+    args = argv[1:]
     if "-h" in args or "--help" in args:
         print(__doc__)
         return 0
-    while "--source" in args:
-        i = args.index("--source")
-        if i + 1 >= len(args):
-            print("speed_thresholds: --source needs a path", file=sys.stderr)
-            return 2
-        sources.append(args[i + 1])
-        del args[i:i + 2]
-    if len(args) > 1 or (args and args[0] not in ("--write", "--check")):
+    try:
+        read = _command_line(args)
+    except cmdline.Unknown:
+        print("speed_thresholds: --source needs a path", file=sys.stderr)
+        return 2
+    if read is None:
         print("speed_thresholds: unknown command line (see --help)", file=sys.stderr)
         return 2
+    mode, sources = read
+    args = [mode] if mode else []
     sources = sources or SOURCES
     try:
         paths = rubric_paths()

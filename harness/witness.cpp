@@ -2,6 +2,7 @@
 #include "witness.hpp"
 
 #include <cuda_runtime_api.h>
+#include <cxxabi.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -66,8 +67,11 @@ cudaKernel_t theirs_for(cudaKernel_t mine) {
         if (cudaLibraryGetKernel(&k, lib, name) == cudaSuccess && k != nullptr) return s.theirs[mine] = k;
         cudaGetLastError();
     }
-    fail(std::string("your compiled code has no kernel ") + name +
+    int status = 0;
+    char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    fail(std::string("your compiled code has no kernel ") + (status == 0 && readable ? readable : name) +
          " with the course's name and parameters, which the speed case launches");
+    std::free(readable);
     return nullptr;
 }
 
