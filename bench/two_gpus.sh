@@ -87,7 +87,7 @@ timing() {
   echo "CPU cores: $(nproc)"; nvcc --version | tail -n 2; cmake --version | head -n 1; bwrap --version
   top=$(git -C "$repo" rev-parse --show-toplevel 2> /dev/null)  # (a copy inside another checkout is not that one)
   echo "commit: $([ "$top" = "$repo" ] && git -C "$repo" rev-parse --short HEAD || echo '? (not a git checkout)')"
-  echo "options: $*; seed $seed; $students students x ${#lessons[@]} lessons"; } > "$out/env.txt" 2>&1
+  opts="$*"; echo "options: ${opts//$repo/<course>}; seed $seed; $students students x ${#lessons[@]} lessons"; } > "$out/env.txt" 2>&1
 grade warm "$out/warm-class" --gpus 0,1 "$@" || exit 1
 grade one "$out/class" --gpus 0 "$@" || exit 1
 grade two "$out/class" --gpus 0,1 "$@" || exit 1
