@@ -130,10 +130,13 @@ void consume(State& s) {
 
 Role role() { return state().role; }
 
+std::FILE* open_output(const std::string& path, const char* mode) {
+    return path.rfind("/dev/fd/", 0) == 0 ? fdopen(std::atoi(path.c_str() + 8), mode) : std::fopen(path.c_str(), mode);
+}
+
 void start_recording(const std::string& path) {
     State& s = state();
-    // "/dev/fd/N": a file the grader opened for this process (grade.sh passes fd 3), written as it is.
-    s.file = path.rfind("/dev/fd/", 0) == 0 ? fdopen(std::atoi(path.c_str() + 8), "wb") : std::fopen(path.c_str(), "wb");
+    s.file = open_output(path, "wb");  // grade.sh passes fd 3
     if (!s.file) throw std::runtime_error("--record " + path + ": " + std::strerror(errno));
     if (std::fwrite(kMagic, 1, sizeof kMagic - 1, s.file) != sizeof kMagic - 1 || std::fflush(s.file) != 0)
         throw std::runtime_error("--record " + path + ": cannot write");

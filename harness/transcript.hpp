@@ -28,6 +28,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -49,6 +50,11 @@ namespace transcript {
 
 enum class Role { Plain, Record, Judge };
 Role role();
+
+/// A file a grading option names, opened for writing with fopen's `mode`: "/dev/fd/N" is a descriptor
+/// the grader opened for this process and is written as it is (reopening it by name would ask for
+/// the file's own permissions, which a cell's user lacks on a file the grader made). nullptr: errno.
+std::FILE* open_output(const std::string& path, const char* mode);
 
 /// Runner: values are appended to `path` (created or truncated). Throws std::runtime_error.
 void start_recording(const std::string& path);
