@@ -64,12 +64,12 @@ def _after_compile(g: Grading, cell: Cell, box: str) -> None:
     if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("speed"):
         t1 = time.monotonic()
         if g.rubrics.cuobjdump is None:
-            cell.witness = "no cuobjdump on the grading machine (%s)" % g.rubrics.no_cuobjdump
+            cell.witness_unavailable = "no cuobjdump on the grading machine (%s)" % g.rubrics.no_cuobjdump
         else:
             try:
                 cell.witness = witness.extract(g.box, cell, box, binary, g.rubrics.cuobjdump)
             except Exception as e:  # a grader error: the speed is not timed, and says so
-                cell.witness = "grader error: %s" % visible(str(e))[:200]
+                cell.witness_unavailable = "grader error: %s" % visible(str(e))[:200]
         cell.timing.add("extract_s", time.monotonic() - t1)
 
 

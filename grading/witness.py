@@ -15,11 +15,11 @@ macro, no function of the harness's and no CUDA call it redefines reaches the ti
 from __future__ import annotations
 
 import json
-import math
 import os
 from typing import Any
 
 from .box import Box
+from .rubric import _number
 from .runfolder import Cell
 
 EXTRACT_LIMIT_S = 60
@@ -54,10 +54,6 @@ def command(judge_in_box: str, cubins: str, seed: int) -> list[str]:
     """The witness's command in the sandbox: the course's check, speed cases only, writing to fd 3."""
     return [judge_in_box, "--gpu", "--test-case=speed: *", "--seed", str(seed), "--time-submission", cubins,
             "--witness", "/dev/fd/3"]
-
-
-def _number(x: Any) -> float | None:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0 else None
 
 
 def read_lines(path: str) -> dict[str, dict[str, Any]]:
