@@ -5,7 +5,8 @@
 # own class with its own scripts/make_test_submissions.sh DIR --attacks OUT (the test submissions
 # and the attack suite, which write that copy's paths in) plus TWO_TREES_STUDENTS (default 4)
 # made-up students who hand in every lesson's own main.cu, and grades it with its own grade.sh:
-# with two GPUs at the same time (OLD on GPU 0, NEW on GPU 1), else one after the other. Each run is
+# with two GPUs at the same time (OLD on GPU 0, NEW on GPU 1; TWO_TREES_GPUS="2 3" names two others
+# of a larger machine), else one after the other. Each run is
 # stopped after TWO_TREES_SECONDS (default 480), keeping what it graded. Then each gradebook is
 # written again from its cells by that version's own `grade.sh --gradebook-from` and the two are
 # compared: OUT/gradebook.diff, and the count of rows that agree, differ, or were graded by one only.
@@ -18,8 +19,10 @@ out=$3; shift 3
 for t in "$old" "$new"; do
   [ -x "$t/scripts/grade.sh" ] && [ -x "$t/scripts/make_test_submissions.sh" ] || { echo "two_trees.sh: $t is not a copy of the course"; exit 2; }
 done
-students=${TWO_TREES_STUDENTS:-4} seconds=${TWO_TREES_SECONDS:-480}
+students=${TWO_TREES_STUDENTS:-4} seconds=${TWO_TREES_SECONDS:-480} pair=${TWO_TREES_GPUS:-0 1}
 [[ $students =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ ]] || { echo "two_trees.sh: TWO_TREES_STUDENTS and TWO_TREES_SECONDS are whole numbers"; exit 2; }
+[[ $pair =~ ^([0-9]+)\ ([0-9]+)$ && ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] || { echo "two_trees.sh: TWO_TREES_GPUS is two different GPU indices, e.g. \"0 1\""; exit 2; }
+gpu_old=${BASH_REMATCH[1]} gpu_new=${BASH_REMATCH[2]}
 [ -e "$out" ] && [ -n "$(ls -A -- "$out")" ] && { echo "two_trees.sh: '$out' exists and is not empty; give a new folder"; exit 2; }
 mkdir -p -- "$out" && out=$(cd -- "$out" && pwd -P) && chmod 755 "$out" || exit 1
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
@@ -42,9 +45,9 @@ grade() {  # NAME TREE GPU
 }
 shift_args=("$@")
 if [ "$gpus" -ge 2 ]; then
-  grade old "$old" 0 "${shift_args[@]}" & grade new "$new" 1 "${shift_args[@]}" & wait
+  grade old "$old" "$gpu_old" "${shift_args[@]}" & grade new "$new" "$gpu_new" "${shift_args[@]}" & wait
 else
-  grade old "$old" 0 "${shift_args[@]}"; grade new "$new" 0 "${shift_args[@]}"
+  grade old "$old" "$gpu_old" "${shift_args[@]}"; grade new "$new" "$gpu_old" "${shift_args[@]}"
 fi
 diff "$out/old/gradebook/gradebook.csv" "$out/new/gradebook/gradebook.csv" > "$out/gradebook.diff"
 python3 - "$out/old/gradebook/gradebook.csv" "$out/new/gradebook/gradebook.csv" <<'PY' | tee "$out/summary.txt"
