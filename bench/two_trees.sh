@@ -28,8 +28,9 @@ mkdir -p -- "$out" && out=$(cd -- "$out" && pwd -P) && chmod 755 "$out" || exit 
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 { nvidia-smi -L; nvcc --version | tail -n 1; } > "$out/env.txt" 2>&1
 
-grade() {  # NAME TREE GPU
-  local d=$out/$1 t=$2 s0
+grade() {  # NAME TREE GPU [GRADE.SH OPTIONS...]
+  local d=$out/$1 t=$2 g=$3 s0
+  shift 3
   mkdir -p "$d"
   "$t/scripts/make_test_submissions.sh" "$d/class" --attacks "$d/out" > "$d/make.txt" 2>&1 || return 1
   for s in $(seq 1 "$students"); do
@@ -39,7 +40,7 @@ grade() {  # NAME TREE GPU
   done
   s0=$(date +%s)
   timeout -s INT -k 20 "$seconds" "$t/scripts/grade.sh" "$d/class" --out "$d/out" --seed 7 --timeout 30 --mem-mib 2048 \
-    --gpus "$3" "$@" > "$d/console.txt" 2>&1
+    --gpus "$g" "$@" > "$d/console.txt" 2>&1
   echo "grade.sh exit $? after $(( $(date +%s) - s0 )) s" | tee -a "$d/console.txt"
   "$t/scripts/grade.sh" --gradebook-from "$d/out/cells" --out "$d/gradebook" > "$d/gradebook.txt" 2>&1
 }

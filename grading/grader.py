@@ -54,6 +54,12 @@ def write_gradebook(o: Options, cells: str, out: str, lessons: dict, weights: di
     return status
 
 
+def judged_lessons(cells: list[runfolder.Cell]) -> list[str]:
+    """The lessons whose judges CELLS need: those of the cells with a main.cu to build (a folder
+    that is no lesson, e.g. 07_extra_credit, is a row of the gradebook, never a judge to build)."""
+    return sorted({c.lesson for c in cells if c.planned.source})
+
+
 def _sandbox_lines(o: Options, folder: RunFolder, sandbox_version: str, as_root: bool, uid_base: int, todo: int) -> list[str]:
     lines = []
     if not folder.fresh:
@@ -211,8 +217,8 @@ class Grader:
         work = self.out if folder.slice_k is None else os.path.join(self.out, "slice-%d" % folder.slice_k)
         cache = self.course_cache(folder)
         # (the cache's entry has the judges of every lesson of the plan: the same after a --resume)
-        entry = course_build.open_cache(o, self.repo, cache, [self.out, self.submissions], [c.lesson for c in folder.cells]) if cache else None
-        course = course_build.build(o, self.repo, work, [c.lesson for c in (folder.cells if entry else todo)], self.stop, entry)
+        entry = course_build.open_cache(o, self.repo, cache, [self.out, self.submissions], judged_lessons(folder.cells)) if cache else None
+        course = course_build.build(o, self.repo, work, judged_lessons(folder.cells if entry else todo), self.stop, entry)
         folder.info(_memory_line(o, course.data_limit_runs))
         box = box_.setup(o, self.repo, self.submissions, self.out, course.view, course.prebuilt, rubrics.cuobjdump,
                          self.as_root, self.slot.base, cache)

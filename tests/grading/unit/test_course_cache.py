@@ -11,7 +11,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import course_cache  # noqa: E402
+from grading import course_cache, grader, plan, runfolder  # noqa: E402
 
 CONFIG = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CUDA_ARCHITECTURES=90"]
 
@@ -131,6 +131,26 @@ class Entries(unittest.TestCase):
         self.assertEqual(left, ["held", "new", "recent"])
         os.close(held)
         os.close(new.fd)
+
+
+class JudgedLessons(unittest.TestCase):
+    """The judges built (and the cache entry named) are those of the lessons a cell builds: a folder
+    that is no lesson (the test submissions' 07_extra_credit) is a row, never a target. On an H200
+    the attack suite's class asked ninja for '07_extra_credit_check' and graded nothing."""
+
+    def cell(self, number, lesson, source=True):
+        planned = plan.PlannedCell(student=b"Lee", lesson=lesson.encode(),
+                                   source=(b"Lee", lesson.encode(), b"main.cu") if source else (),
+                                   finding="" if source else "not a lesson folder")
+        return runfolder.Cell(number=number, dir="/nonexistent", planned=planned)
+
+    def test_a_folder_that_is_no_lesson_builds_no_judge(self):
+        cells = [self.cell(1, "03_dynamic_shared"), self.cell(2, "07_extra_credit", source=False),
+                 self.cell(3, "01_naive_transpose"), self.cell(4, "03_dynamic_shared")]
+        self.assertEqual(grader.judged_lessons(cells), ["01_naive_transpose", "03_dynamic_shared"])
+
+    def test_no_cell_to_build_no_judge(self):
+        self.assertEqual(grader.judged_lessons([self.cell(1, "07_extra_credit", source=False)]), [])
 
 
 if __name__ == "__main__":
