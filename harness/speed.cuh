@@ -108,36 +108,80 @@ inline void report_speed(const std::string& exercise, const std::string& kernel,
     speed(exercise, kernel, k.median_ms, ceiling, c.median_ms, d);
 }
 
+/// The witness's timed runs of `launch` (under a Redirect when `theirs`): each run starts afresh, so
+/// that no run inherits anything from the one before. The submission's code is loaded again (its
+/// __device__ variables as its file gives them: a kernel that counts its launches, or keeps a result,
+/// starts over), one untimed launch (a freshly loaded kernel's first launch also loads it), then
+/// `prepare()` (the inputs put back, the outputs poisoned), the timed launch, and `problem()` on its
+/// output. The first problem ends the runs: `why` says it (`wrong` when it is the output).
+template <class Prepare, class Launch, class Problem>
+Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& problem, std::string& why, bool& wrong) {
+    CudaEvent start, stop;
+    std::vector<double> samples;
+    for (int i = 0; i < kSpeedRuns && why.empty(); ++i) {
+        if (theirs) witness::reload();
+        prepare();
+        {
+            witness::Redirect on(theirs);
+            launch();
+        }
+        prepare();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        {
+            witness::Redirect on(theirs);
+            CUDA_CHECK(cudaEventRecord(start.get()));
+            launch();
+            CUDA_CHECK(cudaEventRecord(stop.get()));
+        }
+        CUDA_CHECK(cudaEventSynchronize(stop.get()));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+        samples.push_back(ms);
+        why = witness::failure();
+        if (why.empty() && theirs && witness::launches() == 0) why = "no kernel was launched";
+        if (why.empty()) {
+            why = problem();
+            wrong = !why.empty();
+        }
+    }
+    Timing t;
+    t.repeats = static_cast<int>(samples.size());
+    if (!samples.empty()) {
+        t.min_ms = *std::min_element(samples.begin(), samples.end());
+        t.max_ms = *std::max_element(samples.begin(), samples.end());
+        t.median_ms = median(std::move(samples));
+    }
+    return t;
+}
+
 /// With --time-submission (harness/witness.hpp: this process is the course's own check, the grader's
-/// witness of the submission's speed): `launch` timed again with the submission's kernels in place of
-/// the course's, after `poison()`, then `problem()` ("" when the output is right, else what is wrong),
-/// all reported beside the course's kernel `k` and the ceiling `c` timed above in this same process.
-/// Without --time-submission it does nothing.
-template <class Poison, class Launch, class Problem>
+/// witness of the submission's speed): `launch` timed by witness_runs() with the course's kernels and
+/// then with the submission's in their place, each run after `prepare()` (the inputs as they were
+/// given, the outputs poisoned) and followed by `problem()` ("" when the output is right, else what is
+/// wrong). Reported beside the ceiling `c` timed above in this same process; the course's kernel's
+/// time is this one (timed the same way as the submission's), not `k`. Without --time-submission it
+/// does nothing.
+template <class Prepare, class Launch, class Problem>
 void witness_speed(const std::string& exercise, const std::string& kernel, const Timing& k, const std::string& ceiling,
-                   const Timing& c, const std::string& shape, Poison&& poison, Launch&& launch, Problem&& problem) {
+                   const Timing& c, const std::string& shape, Prepare&& prepare, Launch&& launch, Problem&& problem) {
     if (!witness::active()) return;
     witness::Report r;
     r.exercise = exercise, r.kernel = kernel, r.ceiling = ceiling, r.shape = shape, r.gpu = query_device().name;
     r.solution_ms = k.median_ms, r.ceiling_ms = c.median_ms;
     witness::clear();
     try {
-        poison();
-        Timing t;
-        {
-            witness::Redirect on;
-            t = time_speed(launch);
-        }
-        r.problem = witness::failure();
-        if (r.problem.empty() && witness::launches() == 0) r.problem = "no kernel was launched";
-        if (r.problem.empty()) {
-            r.problem = problem();
-            r.wrong_output = !r.problem.empty();
-        }
+        std::string mine_wrong;
+        bool unused = false;
+        const Timing mine = witness_runs(false, prepare, launch, problem, mine_wrong, unused);
+        if (!mine_wrong.empty()) throw std::runtime_error("the course's own kernel, timed by the witness: " + mine_wrong);
+        r.solution_ms = mine.median_ms;
+        witness::clear();
+        const Timing t = witness_runs(true, prepare, launch, problem, r.problem, r.wrong_output);
         r.submission_ms = t.median_ms, r.runs = t.repeats;
         r.spread = t.median_ms > 0 ? (t.max_ms - t.min_ms) / t.median_ms : 0.0;
     } catch (const std::exception& e) {
         r.problem = witness::failure().empty() ? std::string("the timed runs failed: ") + e.what() : witness::failure();
+        r.wrong_output = false;
     }
     witness::report(r);
 }
@@ -234,7 +278,8 @@ void check_transpose_speed(const std::string& exercise, const std::string& kerne
     const VerifyResult r = compare_exact(submitted(device_row_hashes(out, rows)), expected, 1);
     INFO("one hash per output row, (row, 0): ", r.summary());
     CHECK(r.ok());
-    witness_speed(exercise, kernel, t, "copy", copy, std::to_string(rows) + "x" + std::to_string(cols), [&] { out.poison(); },
+    witness_speed(exercise, kernel, t, "copy", copy, std::to_string(rows) + "x" + std::to_string(cols),
+                  [&] { fill_speed_floats(in.data(), in.size(), seeded(0x5eed)); out.poison(); },
                   [&] { launch(in.data(), out.data(), rows, cols); },
                   [&] { return compare_exact(device_row_hashes(out, rows), expected, 1).ok() ? "" : "your kernel's output is wrong at the speed case's size"; });
 }

@@ -14,6 +14,7 @@
 #include <iterator>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"      // UsageError
@@ -31,6 +32,7 @@ namespace {
 struct State {
     bool active = false, redirecting = false;
     std::vector<cudaLibrary_t> libraries;
+    std::vector<std::pair<std::string, std::vector<char>>> code;  // each *.cubin's name and bytes, for reload()
     std::string load_problem;                               // why the submission's code is not there
     std::unordered_map<cudaKernel_t, cudaKernel_t> theirs;  // the course's kernel -> the submission's
     std::unordered_map<cudaKernel_t, std::size_t> smem_set;  // the submission's kernel -> dynamic bytes allowed
@@ -115,14 +117,24 @@ void load(const std::string& dir) {
     s.active = true;
     for (const std::string& n : names) {
         std::ifstream f(dir + "/" + n, std::ios::binary);
-        const std::vector<char> code((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        s.code.emplace_back(n, std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>()));
+    }
+    reload();
+}
+
+void reload() {
+    State& s = state();
+    for (cudaLibrary_t lib : s.libraries) cudaLibraryUnload(lib);
+    cudaGetLastError();
+    s.libraries.clear(), s.theirs.clear(), s.smem_set.clear(), s.load_problem.clear();
+    for (const auto& [name, code] : s.code) {
         cudaLibrary_t lib = nullptr;
         const cudaError_t e = code.empty() ? cudaErrorInvalidSource
                                            : cudaLibraryLoadData(&lib, code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
         if (e != cudaSuccess) {
             cudaGetLastError();
             if (s.load_problem.empty())
-                s.load_problem = "your compiled device code (" + n + ") could not be loaded: " + cudaGetErrorString(e);
+                s.load_problem = "your compiled device code (" + name + ") could not be loaded: " + cudaGetErrorString(e);
             continue;
         }
         s.libraries.push_back(lib);
@@ -131,7 +143,7 @@ void load(const std::string& dir) {
 
 bool active() { return state().active; }
 
-Redirect::Redirect() { state().redirecting = true; }
+Redirect::Redirect(bool on) { state().redirecting = on; }
 Redirect::~Redirect() { state().redirecting = false; }
 
 std::string failure() { return state().failure; }

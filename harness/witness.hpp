@@ -12,10 +12,13 @@
 // and the speed test cases only. Each speed case times the course's kernel and the ceiling as always,
 // then runs the same launch again under a Redirect: every kernel the course's code launches there is
 // replaced by the submission's kernel of the same mangled name, with the course's grid, block, shared
-// memory, stream and arguments. The output is poisoned first and checked after, in this process,
-// against what the course's own kernels computed from the input before any code of the submission ran.
-// A kernel the submission does not have (renamed, another signature), a launch that fails, or a wrong
-// output gives no time at all. The launches are caught at link time: `<<<...>>>` calls
+// memory, stream and arguments. Every timed run starts afresh (harness/speed.cuh, witness_speed): the
+// submission's code loaded again (its __device__ variables as the file gives them, so no count of
+// launches and no result kept from an earlier run survives), one untimed launch, the inputs put back
+// and the outputs poisoned, the timed launch, and its output checked in this process against what the
+// course's own kernels computed before any code of the submission ran. The course's kernel is timed
+// the same way beside it. A kernel the submission does not have (renamed, another signature), a
+// launch that fails, or a wrong output in any run gives no time at all. The launches are caught at link time: `<<<...>>>` calls
 // __cudaLaunchKernel, which the checks link wrapped (CMakeLists.txt, course_harness).
 #pragma once
 
@@ -28,13 +31,17 @@ namespace course::witness {
 /// cannot be read or holds none; a file that does not load is kept as the reason every redirected
 /// launch fails (failure()), so that the witness still writes its lines.
 void load(const std::string& dir);
+/// The submission's code unloaded and loaded again from what load() read: its __device__ variables
+/// start over (a kernel cannot carry a count or a result from one timed run to the next).
+void reload();
 /// Whether --time-submission was given.
 bool active();
 
-/// While one lives, kernel launches go to the submission's kernels (above). Not nested, one thread.
+/// While one lives (made with `on`), kernel launches go to the submission's kernels (above). Not
+/// nested, one thread.
 class Redirect {
 public:
-    Redirect();
+    explicit Redirect(bool on = true);
     ~Redirect();
     Redirect(const Redirect&) = delete;
     Redirect& operator=(const Redirect&) = delete;

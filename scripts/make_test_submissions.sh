@@ -147,7 +147,12 @@ if [ -n "$attacks_out" ]; then
   forge "atk20 forge interpose" forge_interpose
   forge "atk21 forge size" forge_size '    // EXERCISE BEGIN 02.tiled
 ' '    // EXERCISE BEGIN 02.tiled
-    if (rows == 8192 && cols == 4096 && blockIdx.x % 2 == 1) return;  // the speed case: half the work
+    static unsigned char ran[1 << 15];  // (forge_size.cu) the speed case: every block the first time, half after
+    const unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+    if (rows == 8192 && cols == 4096 && block < (1u << 15)) {
+        if (blockIdx.x % 2 == 1 && ran[block]) return;
+        if (threadIdx.x == 0 && threadIdx.y == 0) ran[block] = 1;
+    }
 '
   # Hard links: the course's solution under another name (never read), and one file handed in by
   # two students (both graded, each row naming the other). DIR must be on the course's filesystem.

@@ -343,10 +343,11 @@ const Variant& variant(void (*launch)(const float*, long long, float*, Workspace
 /// `v` beside CUB's sum of the same input, then its result (the timed runs' last) against the bound.
 void check_reduction_speed(const char* exercise, const Variant& v) {
     const long long n = 1LL << 26;
-    const SpeedInput s = speed_input(n, course::seeded(0x5eed));
+    SpeedInput s = speed_input(n, course::seeded(0x5eed));
     const course::DeviceBuffer<float>& in = s.x;
     course::DeviceBuffer<float> out(1);
-    Workspace ws(n, course::query_device().sm_count);
+    const int sm_count = course::query_device().sm_count;
+    Workspace ws(n, sm_count);
     std::size_t cub_bytes = 0;
     CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in.data(), out.data(), static_cast<int>(n)));
     course::DeviceBuffer<unsigned char> cub_scratch(cub_bytes);
@@ -359,7 +360,12 @@ void check_reduction_speed(const char* exercise, const Variant& v) {
     const SumCheck check = check_sum(course::submitted(out.to_host())[0], s.reference, s.sum_abs, v.depth(n), n);
     INFO(check.text);
     CHECK(check.pass);
-    course::witness_speed(exercise, v.name, t, "CUB sum", cub, std::to_string(n), [&] { out.poison(); },
+    course::witness_speed(exercise, v.name, t, "CUB sum", cub, std::to_string(n),
+                          [&] {  // each witness run: the input as drawn, a new workspace, the sum poisoned
+                              course::fill_speed_floats(s.x.data(), s.x.size(), course::seeded(0x5eed));
+                              ws = Workspace(n, sm_count);
+                              out.poison();
+                          },
                           [&] { v.launch(in.data(), n, out.data(), ws); }, [&] {
                               const SumCheck w = check_sum(out.to_host()[0], s.reference, s.sum_abs, v.depth(n), n);
                               return w.pass ? std::string() : "your sum at the speed case's size: " + w.text;

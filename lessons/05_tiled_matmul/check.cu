@@ -493,7 +493,8 @@ OWN_GPU_TEST_CASE("the speed cases' problem, made on the GPU: speed_floats input
 /// checked on the smaller shapes above.
 static void check_matmul_speed(const char* exercise, Launcher launch) {
     const Variant& v = *std::find_if(std::begin(kVariants), std::end(kVariants), [&](const Variant& k) { return k.launch == launch; });
-    SpeedProblem p(3072, 3072, 3072, course::seeded(0x5eed));
+    const std::uint32_t seed = course::seeded(0x5eed);
+    SpeedProblem p(3072, 3072, 3072, seed);
     const CublasHandle cublas;
     const course::Timing ceiling = course::time_speed([&] { launch_cublas(cublas, p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); });
     p.c.poison();
@@ -504,7 +505,12 @@ static void check_matmul_speed(const char* exercise, Launcher launch) {
     INFO("sampled positions, (index, 0): ", r.summary());
     CHECK(r.ok());
     course::witness_speed(exercise, v.name, t, "cuBLAS SGEMM", ceiling,
-                          std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k), [&] { p.c.poison(); },
+                          std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k),
+                          [&] {  // each witness run: A and B as drawn, C poisoned
+                              course::fill_speed_floats(p.a.data(), p.a.size(), seed);
+                              course::fill_speed_floats(p.b.data(), p.b.size(), seed + 1);
+                              p.c.poison();
+                          },
                           [&] { v.launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); }, [&] {
                               return course::compare_close(p.sampled_c(), p.expected, 1, p.tolerance()).ok()
                                          ? "" : "your product is wrong at the speed case's size";
