@@ -4,9 +4,10 @@
 # two copies of the course (e.g. `git archive REV | tar -C OLD -x` for each commit). Each makes its
 # own class with its own scripts/make_test_submissions.sh DIR --attacks OUT (the test submissions
 # and the attack suite, which write that copy's paths in) plus TWO_TREES_STUDENTS (default 4)
-# made-up students who hand in every lesson's own main.cu, and grades it with its own grade.sh:
+# made-up students who hand in every lesson's own main.cu (TWO_TREES_CLASS_ONLY=1: those alone), and
+# grades it with its own grade.sh:
 # with two GPUs at the same time (OLD on GPU 0, NEW on GPU 1; TWO_TREES_GPUS="2 3" names two others
-# of a larger machine), else one after the other. Each run is
+# of a larger machine, "0,1 2,3" gives each two), else one after the other. Each run is
 # stopped after TWO_TREES_SECONDS (default 480), keeping what it graded. Then each gradebook is
 # written again from its cells by that version's own `grade.sh --gradebook-from` and the two are
 # compared: OUT/gradebook.diff, and the count of rows that agree, differ, or were graded by one only.
@@ -21,8 +22,8 @@ for t in "$old" "$new"; do
 done
 students=${TWO_TREES_STUDENTS:-4} seconds=${TWO_TREES_SECONDS:-480} pair=${TWO_TREES_GPUS:-0 1}
 [[ $students =~ ^[0-9]+$ && $seconds =~ ^[0-9]+$ ]] || { echo "two_trees.sh: TWO_TREES_STUDENTS and TWO_TREES_SECONDS are whole numbers"; exit 2; }
-[[ $pair =~ ^([0-9]+)\ ([0-9]+)$ && ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] || { echo "two_trees.sh: TWO_TREES_GPUS is two different GPU indices, e.g. \"0 1\""; exit 2; }
-gpu_old=${BASH_REMATCH[1]} gpu_new=${BASH_REMATCH[2]}
+[[ $pair =~ ^([0-9]+(,[0-9]+)*)\ ([0-9]+(,[0-9]+)*)$ ]] || { echo "two_trees.sh: TWO_TREES_GPUS is two --gpus lists, e.g. \"0 1\" or \"0,1 2,3\""; exit 2; }
+gpu_old=${BASH_REMATCH[1]} gpu_new=${BASH_REMATCH[3]}
 [ -e "$out" ] && [ -n "$(ls -A -- "$out")" ] && { echo "two_trees.sh: '$out' exists and is not empty; give a new folder"; exit 2; }
 mkdir -p -- "$out" && out=$(cd -- "$out" && pwd -P) && chmod 755 "$out" || exit 1
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
@@ -32,7 +33,11 @@ grade() {  # NAME TREE GPU [GRADE.SH OPTIONS...]
   local d=$out/$1 t=$2 g=$3 s0
   shift 3
   mkdir -p "$d"
-  "$t/scripts/make_test_submissions.sh" "$d/class" --attacks "$d/out" > "$d/make.txt" 2>&1 || return 1
+  if [ "${TWO_TREES_CLASS_ONLY:-0}" = 1 ]; then
+    mkdir -p "$d/class"
+  else
+    "$t/scripts/make_test_submissions.sh" "$d/class" --attacks "$d/out" > "$d/make.txt" 2>&1 || return 1
+  fi
   for s in $(seq 1 "$students"); do
     for l in $(grep -v '^#' "$t/lessons/lessons.txt" | awk 'NF { print $1 }'); do
       mkdir -p "$d/class/class-$s/$l" && cp "$t/lessons/$l/main.cu" "$d/class/class-$s/$l/"

@@ -154,6 +154,19 @@ if [ -n "$attacks_out" ]; then
         if (threadIdx.x == 0 && threadIdx.y == 0) ran[block] = 1;
     }
 '
+  forge "atk24 forge poison" forge_poison '    // EXERCISE BEGIN 02.tiled
+' '    // EXERCISE BEGIN 02.tiled
+    __shared__ bool written;  // (forge_poison.cu) the speed case: an odd block whose output is not poisoned skips
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+        written = false;
+        if (rows == 8192 && cols == 4096 && blockIdx.x % 2 == 1) {
+            const float first = out[static_cast<long long>(blockIdx.x) * kTile * rows + blockIdx.y * kTile];
+            written = first == first;  // not NaN: not the poison
+        }
+    }
+    __syncthreads();
+    if (written) return;
+'
   # Hard links: the course's solution under another name (never read), and one file handed in by
   # two students (both graded, each row naming the other). DIR must be on the course's filesystem.
   mkdir -p -- "$dir/atk22 hard link to solution/06_bank_conflicts" "$dir/atk23 twin of atk13/06_bank_conflicts"

@@ -117,9 +117,10 @@ done
 grep -q '^06_bank_conflicts,atk13 honest last,atk23 twin of atk13,1.00,' "$tmp/out/similarity.csv" ||
   fail "similarity.csv does not list atk13 and atk23 as the same code: $(head -n 5 "$tmp/out/similarity.csv" 2>&1)"
 
-# With a GPU: the forged speeds (atk19-atk21) earn nothing beyond the same slow kernel's honest speed
-# (atk18), the grader's witness timing each of them; the kernel that skips work at the speed case's
-# size is not timed at all, and its wrong output there is a finding.
+# With a GPU: the forged speeds (atk19, atk20, atk24) earn nothing beyond the same slow kernel's
+# honest speed (atk18), the grader's witness timing each of them; the kernel that skips work at the
+# speed case's size after its first launch there (atk21) is not timed at all, and its wrong output
+# there is a finding (its own run's check, or the witness's).
 if [ $gpu -eq 1 ]; then
   PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
 import json, os, sys
@@ -127,7 +128,7 @@ from grading import cellrecord
 speed = {}
 for e in sorted(os.listdir(sys.argv[1])):
     r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
-    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21")):
+    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21", "atk24")):
         continue
     ev = json.load(open(os.path.join(sys.argv[1], e, "evidence.json")))
     rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == "02.tiled"]
@@ -137,12 +138,13 @@ ok = True
 honest = speed["atk18"][0].get("ratio")
 if not (isinstance(honest, float) and honest < 0.8):
     print("FAIL: the honest slow kernel's ratio is %r, expected a time under 80%% of the solution's" % honest); ok = False
-for k in ("atk19", "atk20"):
+for k in ("atk19", "atk20", "atk24"):
     r = speed[k][0].get("ratio")
     if not (isinstance(r, float) and r <= honest * 1.15 + 0.02):
         print("FAIL: %s graded at %r of the solution's speed, its honest twin at %r" % (k, r, honest)); ok = False
 row, finding = speed["atk21"]
-if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or "speed case's size" not in finding:
+if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or not (
+        "speed case's size" in finding or finding.startswith("speed: 02.tiled: ")):
     print("FAIL: atk21: %s / %r / finding %r" % (row["status"], row["words"], finding)); ok = False
 sys.exit(0 if ok else 1)
 PY
