@@ -10,13 +10,14 @@ run, judge, sanitizers, memcheck subset, evidence), cell_evidence (rubrics, stat
 performance), findings (what a step's exit and logs say), scheduler (the compile pool and the GPU
 workers), progress, context (what every cell's steps share), exits, grader (the run as a whole),
 slurm; and the modules they use: plan (what to grade), sandbox (the bubblewrap command line),
-compile, run, judge (the trusted verdict), gradebook (rows, exports), names (escaping), lessons
-(the one list), gpus.
+compile, run, judge (the trusted verdict), gradebook (rows, exports), cellrecord (each cell's
+cell.json), names (escaping), lessons (the one list), gpus.
 
 The evidence tools, which also ship to students: static_evidence (the compiled kernels' static
 facts), rubric and evidence (a cell's performance evidence judged by its rubric), counters,
 counters_rules and ncu (Nsight Compute's counters), ub_lint and ub_render (undefined behaviour GCC
 sees in the device code; ub_lint.py also runs as a file), and regions (the one reader of the
 lessons' EXERCISE markers, which ub_render, the mutants and scripts/make_exercises.cmake read them
-through). The mutation tooling (maintainers): mutants and mutation_report.
+through). The mutation tooling (maintainers): mutants and mutation_report. Every tool reads its
+command line with argparse through cmdline (each tool's own grammar kept), which ships with them.
 """

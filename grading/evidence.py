@@ -47,6 +47,7 @@ import os
 import re
 import sys
 
+from . import cmdline
 from . import static_evidence as se
 from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, load_rubric, percent
 from .rubric import validate_rubric as validate_rubric  # (the tests and the tools call it here too)
@@ -399,23 +400,53 @@ def show(result, out=None):
         print("contract broken: %s" % w, file=out)
 
 
-def _options(args):
-    """judge|show's options after RUBRIC: {"verdict", "binary", "dumps", "counters", "lines", "solutions", "strict"}."""
-    o = {"verdict": None, "binary": None, "dumps": None, "counters": None, "lines": None, "solutions": [], "strict": False}
+VALUED = ("--binary", "--dumps", "--counters", "--lines", "--solutions")
+
+
+def _tokens(cmd, rubric, args):
+    """judge|show's arguments, in the grammar's order (VERDICT, only before --lines, and not one
+    starting with --), for the parser; RubricError: an argument the grammar does not take."""
+    out, opts, verdict, lines = [cmd, cmdline.MARK + rubric], [], False, False
+    args = list(args)
     while args:
         a = args.pop(0)
-        if a in ("--binary", "--dumps", "--counters", "--lines", "--solutions") and args:
-            v = args.pop(0)
-            if a == "--solutions":
-                o["solutions"].append(v)
-            else:
-                o[a[2:]] = v
+        if a in VALUED and args:
+            opts += [a, cmdline.MARK + args.pop(0)]
+            lines = lines or a == "--lines"
         elif a == "--strict":
-            o["strict"] = True
-        elif not a.startswith("--") and o["verdict"] is None and o["lines"] is None:
-            o["verdict"] = a
+            opts.append(a)
+        elif not a.startswith("--") and not verdict and not lines:
+            out.append(cmdline.MARK + a)
+            verdict = True
         else:
             raise RubricError("unexpected argument %r (see --help)" % a)
+    return out + opts
+
+
+def _parser():
+    """judge|show RUBRIC [VERDICT] [--binary B] [--dumps DIR] [--counters FILE] [--lines FILE]
+    [--solutions CSV]... [--strict], read by argparse (the last of an option wins)."""
+    p = cmdline.Parser("evidence.py")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("judge", "show"):
+        c = sub.add_parser(name)
+        c.add_argument("rubric", type=cmdline.value)
+        c.add_argument("verdict", nargs="?", type=cmdline.value)
+        for option in VALUED:
+            c.add_argument(option, type=cmdline.value, action="append" if option == "--solutions" else "store")
+        c.add_argument("--strict", action="store_true")
+    return p
+
+
+def _options(cmd, args):
+    """The command line after judge|show: {"rubric", "verdict", "binary", "dumps", "counters",
+    "lines", "solutions", "strict"}; RubricError: one the grammar does not take."""
+    try:
+        a = _parser().parse_args(_tokens(cmd, args[0], args[1:]))
+    except cmdline.Refused as e:
+        raise RubricError("%s (see --help)" % e)
+    o = vars(a)
+    o["solutions"] = o["solutions"] or []
     return o
 
 
@@ -428,9 +459,9 @@ def main(argv):
     if cmd not in ("judge", "show") or not args:
         print("evidence.py: unknown command line (see --help)", file=sys.stderr)
         return 2
-    rubric_path = args.pop(0)
+    rubric_path = args[0]
     try:
-        o = _options(args)
+        o = _options(cmd, args)
         verdict, binary, dumps, counters_path, lines_path = o["verdict"], o["binary"], o["dumps"], o["counters"], o["lines"]
         solution_csvs, strict = o["solutions"], o["strict"]
         if binary and dumps:

@@ -8,13 +8,16 @@ This module is the file's only reader. The grader reads it here; CMakeLists.txt 
 at configure time (cmake/course_lessons.cmake), which writes OUT_DIR/course_lessons.cmake (the
 lessons, for CMake) and OUT_DIR/course_lessons.hpp (the same, for the checks' C++), each only when
 its text changes; a malformed file is refused with its line, and nothing is written. Standard
-library only, and nothing else of grading/: the student pack's build runs it too.
+library only, and nothing else of grading/ but cmdline.py (its command line, read by argparse):
+the student pack's build runs it too.
 """
 from __future__ import annotations
 
 import os
 import re
 import sys
+
+from . import cmdline
 
 # A lesson folder's name: NN_ then lowercase letters, digits and _ (the one rule, for CMake, C++ and the grader).
 _NAME = re.compile(r"^[0-9][0-9]_[a-z0-9_]+$")
@@ -113,17 +116,25 @@ def _write_if_changed(path: str, text: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 4 or argv[1] != "cmake":
+    """`cmake LESSONS_TXT OUTDIR` (see the module's docstring); 1: a bad lessons.txt; 2 and the
+    docstring: any other command line."""
+    p = cmdline.Parser("python3 -m grading.lessons")
+    c = p.add_subparsers(dest="command", required=True).add_parser("cmake")
+    c.add_argument("lessons_txt", type=cmdline.value)
+    c.add_argument("outdir", type=cmdline.value)
+    try:
+        a = p.parse_args(cmdline.marked(argv[1:], commands=("cmake",)))
+    except cmdline.Refused:
         print(__doc__, file=sys.stderr)
         return 2
     try:
-        lessons = read_lessons(argv[2])
+        lessons = read_lessons(a.lessons_txt)
     except LessonListError as e:
         print(e, file=sys.stderr)
         return 1
-    os.makedirs(argv[3], exist_ok=True)
-    _write_if_changed(os.path.join(argv[3], "course_lessons.cmake"), cmake_text(lessons))
-    _write_if_changed(os.path.join(argv[3], "course_lessons.hpp"), header_text(lessons))
+    os.makedirs(a.outdir, exist_ok=True)
+    _write_if_changed(os.path.join(a.outdir, "course_lessons.cmake"), cmake_text(lessons))
+    _write_if_changed(os.path.join(a.outdir, "course_lessons.hpp"), header_text(lessons))
     return 0
 
 

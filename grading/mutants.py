@@ -32,6 +32,7 @@ import os
 import re
 import sys
 
+from . import cmdline
 from . import regions as markers
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -280,33 +281,68 @@ def find(mutant_id, root=ROOT):
     raise KeyError(f"no mutant {mutant_id!r}: `mutants.py list --lesson {lesson[:2]}` lists them")
 
 
+def _parsers():
+    """Each command's parser (argparse): list [--lesson NN] [--diff] (the first --lesson counts;
+    other arguments are ignored, as they always were), show ID, apply ID OUT, count."""
+    ps = {name: cmdline.Parser("mutants.py " + name) for name in ("list", "show", "apply", "count")}
+    ps["list"].add_argument("--lesson", action="append", type=cmdline.value)
+    ps["list"].add_argument("--diff", action="store_true")
+    ps["list"].add_argument("ignored", nargs="*", type=cmdline.value)
+    for name, operands in (("show", ("id",)), ("apply", ("id", "out"))):
+        for operand in operands:
+            ps[name].add_argument(operand, type=cmdline.value)
+    return ps
+
+
+def _command_line(args):
+    """ARGS read by the command's parser (argparse); None: any other command line.
+    cmdline.Unknown: --lesson with nothing after it."""
+    parser = _parsers().get(args[0])
+    if parser is None:
+        return None
+    listing = args[0] == "list"
+    tokens = cmdline.marked(args[1:], flags=("--diff",) if listing else (), valued=("--lesson",) if listing else ())
+    try:
+        a = parser.parse_intermixed_args(tokens)
+    except cmdline.Unknown:
+        raise
+    except cmdline.Refused:
+        return None
+    a.command = args[0]
+    return a
+
+
+def _list(only, as_diff):
+    for mid, rule, number, old, new in all_mutants(only=only):
+        if as_diff:
+            lesson = mid.split(":", 1)[0]
+            print(f"# {mid}")
+            print(diff(lesson, read_lesson(lesson), number, new, old), end="")
+        else:
+            print(f"{mid}\t{new.strip()}" if "\n" not in new else f"{mid}\t({rule}: {len(new.split(chr(10)))} lines for the region)")
+
+
 def main(argv):
     args = argv[1:]
     if not args or args[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if args else 2
     try:
-        if args[0] == "list":
-            only = args[args.index("--lesson") + 1] if "--lesson" in args else None
-            for mid, rule, number, old, new in all_mutants(only=only):
-                if "--diff" in args:
-                    lesson = mid.split(":", 1)[0]
-                    print(f"# {mid}")
-                    print(diff(lesson, read_lesson(lesson), number, new, old), end="")
-                else:
-                    print(f"{mid}\t{new.strip()}" if "\n" not in new else f"{mid}\t({rule}: {len(new.split(chr(10)))} lines for the region)")
-            return 0
-        if args[0] == "show" and len(args) == 2:
-            mid, _, number, old, new = find(args[1])
+        a = _command_line(args)
+        if a is None:
+            print("mutants.py: unknown command line (see --help)", file=sys.stderr)
+            return 2
+        if a.command == "list":
+            _list(a.lesson[0] if a.lesson else None, a.diff)
+        elif a.command == "show":
+            mid, _, number, old, new = find(a.id)
             lesson = mid.split(":", 1)[0]
             print(diff(lesson, read_lesson(lesson), number, new, old), end="")
-            return 0
-        if args[0] == "apply" and len(args) == 3:
-            mid, _, number, old, new = find(args[1])
-            with open(args[2], "w", encoding="utf-8") as f:
+        elif a.command == "apply":
+            mid, _, number, old, new = find(a.id)
+            with open(a.out, "w", encoding="utf-8") as f:
                 f.write(apply(read_lesson(mid.split(":", 1)[0]), number, new, old))
-            return 0
-        if args[0] == "count" and len(args) == 1:
+        else:
             counts = {}
             for mid, rule, *_ in all_mutants():
                 key = (mid.split(":", 1)[0], rule)
@@ -314,12 +350,13 @@ def main(argv):
             for (lesson, rule), n in sorted(counts.items()):
                 print(f"{lesson}\t{rule}\t{n}")
             print(f"total\t\t{sum(counts.values())}")
-            return 0
+        return 0
+    except cmdline.Unknown as e:
+        print(f"mutants.py: {e.arg} needs a value (see --help)", file=sys.stderr)
+        return 2
     except (KeyError, IndexError, OSError, markers.MarkerError) as e:
         print(f"mutants.py: {e}", file=sys.stderr)
         return 2
-    print("mutants.py: unknown command line (see --help)", file=sys.stderr)
-    return 2
 
 
 if __name__ == "__main__":

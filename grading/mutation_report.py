@@ -29,7 +29,7 @@ import os
 import statistics
 import sys
 
-from . import mutants, pipeline  # the course's, beside this file
+from . import cmdline, mutants, pipeline  # the course's, beside this file
 
 # The layers in the order of default grading, what catches a mutant in each, and the rule
 # (caught_by): grading/pipeline.py's, which every grading tool shares.
@@ -226,30 +226,46 @@ def report(state, out, ids_file, equivalents_file, elapsed, deadline, memcheck_o
     return text
 
 
-def main(argv):
-    args = argv[1:]
+OPERANDS = {"write": ("root", "src", "ids"), "solution-rows": ("jsonl", "csv", "gpu"), "lint": ("file",), "speed": ("file",),
+            "report": ("state", "out", "ids", "equivalents", "elapsed", "deadline", "memcheck_on", "no_gpu", "problems")}
+
+
+def _command_line(args):
+    """ARGS read by argparse (each command and its operands, OPERANDS); None: any other command line."""
+    p = cmdline.Parser("mutation_report.py")
+    sub = p.add_subparsers(dest="command", required=True)
+    for name, operands in OPERANDS.items():
+        c = sub.add_parser(name)
+        for operand in operands:
+            c.add_argument(operand, type=cmdline.value)
     try:
-        if args[:1] == ["write"] and len(args) == 4:
-            write_mutants(*args[1:])
-            return 0
-        if args[:1] == ["solution-rows"] and len(args) == 4:
-            solution_rows(*args[1:])
-            return 0
-        if args[:1] == ["lint"] and len(args) == 2:
-            print(lint_words(args[1]))
-            return 0
-        if args[:1] == ["speed"] and len(args) == 2:
-            print(speed_words(args[1]))
-            return 0
-        if args[:1] == ["report"] and len(args) == 10:
-            state, out, ids, equivalents, elapsed, deadline, memcheck_on, no_gpu, problems = args[1:]
-            print(report(state, out, ids, equivalents, int(elapsed), int(deadline), memcheck_on == "1", no_gpu == "1", problems), end="")
-            return 0
+        return p.parse_args(cmdline.marked(args, commands=tuple(OPERANDS)))
+    except cmdline.Refused:
+        return None
+
+
+def main(argv):
+    a = _command_line(argv[1:])
+    if a is None:
+        print(__doc__, file=sys.stderr)
+        return 2
+    given = [getattr(a, operand) for operand in OPERANDS[a.command]]
+    try:
+        if a.command == "write":
+            write_mutants(*given)
+        elif a.command == "solution-rows":
+            solution_rows(*given)
+        elif a.command == "lint":
+            print(lint_words(a.file))
+        elif a.command == "speed":
+            print(speed_words(a.file))
+        else:
+            print(report(a.state, a.out, a.ids, a.equivalents, int(a.elapsed), int(a.deadline), a.memcheck_on == "1",
+                         a.no_gpu == "1", a.problems), end="")
+        return 0
     except (OSError, KeyError, ValueError) as e:
         print("mutation_report.py: %s" % e, file=sys.stderr)
         return 1
-    print(__doc__, file=sys.stderr)
-    return 2
 
 
 if __name__ == "__main__":

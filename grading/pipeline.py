@@ -2,7 +2,8 @@
 (grading/cell_build.py, cell_grade.py, cell_evidence.py), the mutation run (scripts/mutation_run.sh,
 its bookkeeping in grading/mutation_report.py) and the student's loop (scripts/exercises.sh check
 and status, whose progress table this module prints: `python3 -m grading.pipeline table FILE`).
-Standard library only, and it imports nothing of grading/: it ships in the student pack.
+Standard library only, and it imports nothing of grading/ but cmdline.py (its command line, read
+by argparse): both ship in the student pack.
 
 The layers, in order, as each tool runs them today (a cell: one submission of one lesson):
 
@@ -55,6 +56,8 @@ import re
 import sys
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
+
+from . import cmdline
 
 LAYERS = ("compile", "lint", "static_facts", "run", "judge", "memcheck", "evidence", "sanitizers")
 
@@ -180,14 +183,23 @@ def caught_by(o: Mapping[str, str], memcheck_on: bool) -> str:
 
 
 def main(argv: Sequence[str]) -> int:
-    """`table FILE`: exercises.sh's progress table of FILE; exit 0 when every exercise is solved."""
-    if len(argv) == 3 and argv[1] == "table":
-        with open(argv[2], encoding="utf-8", errors="replace") as f:
+    """`table FILE`: exercises.sh's progress table of FILE; exit 0 when every exercise is solved
+    (2 and a usage line: any other command line)."""
+    p = cmdline.Parser("python3 -m grading.pipeline")
+    p.add_subparsers(dest="command", required=True).add_parser("table").add_argument("file", type=cmdline.value)
+    try:
+        a = p.parse_args(cmdline.marked(argv[1:], commands=("table",)))
+    except cmdline.Refused:
+        print("usage: python3 -m grading.pipeline table FILE", file=sys.stderr)
+        return 2
+    try:
+        with open(a.file, encoding="utf-8", errors="replace") as f:
             text, all_solved = exercise_table(read_exercises(f.read()))
-        sys.stdout.write(text)
-        return 0 if all_solved else 1
-    print("usage: python3 -m grading.pipeline table FILE", file=sys.stderr)
-    return 2
+    except OSError as e:
+        print("python3 -m grading.pipeline: %s: %s" % (a.file, e.strerror), file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return 0 if all_solved else 1
 
 
 if __name__ == "__main__":

@@ -18,10 +18,12 @@ A region whose BEGIN gives only its id takes its text from exercise_todos.txt be
     python3 -m grading.regions write | check                   every exercise, written / compared
     python3 -m grading.regions ids FILE                        the region ids of FILE, one a line
 
-Standard library only, and nothing else of grading/: the student pack ships it with the lint.
+Standard library only, and nothing else of grading/ but cmdline.py (its command line, read by
+argparse): the student pack ships them with the lint.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
@@ -283,36 +285,64 @@ def write_or_check(root: str, check: bool) -> int:
     return 0
 
 
-def main(argv: list[str]) -> int:
-    args, root = argv[1:], os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def _command_line(args: list[str]) -> argparse.Namespace | None:
+    """ARGS read by argparse: exercise [--where W] IN OUT [HINTS] (--where only right after
+    exercise), lesson LESSON OUT, ids FILE, write, check. None: any other command line."""
+    from . import cmdline  # (here: ub_lint.py, run as a file, imports this module outside the package)
+    p = cmdline.Parser("python3 -m grading.regions")
+    sub = p.add_subparsers(dest="command", required=True)
+    ex = sub.add_parser("exercise")
+    ex.add_argument("--where", type=cmdline.value)
+    for operand in ("infile", "out"):
+        ex.add_argument(operand, type=cmdline.value)
+    ex.add_argument("hints", nargs="?", type=cmdline.value)
+    lesson = sub.add_parser("lesson")
+    for operand in ("lesson", "out"):
+        lesson.add_argument(operand, type=cmdline.value)
+    sub.add_parser("ids").add_argument("file", type=cmdline.value)
+    sub.add_parser("write")
+    sub.add_parser("check")
+    if args[:2] == ["exercise", "--where"] and len(args) > 2:
+        tokens = ["exercise", "--where", cmdline.MARK + args[2]] + cmdline.marked(args[3:])
+    else:
+        tokens = cmdline.marked(args, commands=("exercise", "lesson", "ids", "write", "check"))
     try:
-        where = args[2] if args[:2] == ["exercise", "--where"] and len(args) > 2 else None
-        if where is not None:
-            args = args[:1] + args[3:]
-        if args[:1] == ["exercise"] and len(args) in (3, 4):
-            text, hints = exercise(os.path.abspath(args[1]), where or args[1])
-            _write(args[2], text)
-            if len(args) == 4:
-                _write(args[3], hints)
+        return p.parse_args(tokens)
+    except cmdline.Refused:
+        return None
+
+
+def main(argv: list[str]) -> int:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    a = _command_line(argv[1:])
+    if a is None:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        if a.command == "exercise":
+            text, hints = exercise(os.path.abspath(a.infile), a.where or a.infile)
+            _write(a.out, text)
+            if a.hints is not None:
+                _write(a.hints, hints)
             return 0
-        if args[:1] == ["lesson"] and len(args) == 3:
+        if a.command == "lesson":
             every = course_exercises(root)
-            if args[1] not in every:
+            if a.lesson not in every:
                 print("make_exercises: LESSON needs OUTPUT and one of: %s" % ";".join(every), file=sys.stderr)
                 return 2
-            _write(args[2], every[args[1]][0])
+            _write(a.out, every[a.lesson][0])
             return 0
-        if args[:1] == ["ids"] and len(args) == 2:
-            with open(args[1], encoding="utf-8", errors="surrogateescape", newline="") as f:
-                print("".join(r.id + "\n" for r in parse(f.read(), args[1])), end="")
+        if a.command == "ids":
+            with open(a.file, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                print("".join(r.id + "\n" for r in parse(f.read(), a.file)), end="")
             return 0
-        if args in (["write"], ["check"]):
-            return write_or_check(root, args == ["check"])
+        return write_or_check(root, a.command == "check")
     except MarkerError as e:
         print(e, file=sys.stderr)
         return 1
-    print(__doc__, file=sys.stderr)
-    return 2
+    except OSError as e:
+        print("python3 -m grading.regions: %s: %s" % (e.filename, e.strerror), file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

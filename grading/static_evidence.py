@@ -32,6 +32,8 @@ import shutil
 import subprocess
 import sys
 
+from . import cmdline
+
 # ---------------------------------------------------------------- parsing cuobjdump's output
 
 _FUNCTION = re.compile(r"^\s*Function (\S+):\s*$")
@@ -399,34 +401,55 @@ def read_recorded(folder, kind):
     return None
 
 
+def _command_line(args):
+    """ARGS read by argparse: `facts BINARY`, `check RUBRIC BINARY` or `check RUBRIC --dumps DIR`
+    (--dumps only there); None: any other command line."""
+    p = cmdline.Parser("static_evidence.py")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("facts").add_argument("binary", type=cmdline.value)
+    check = sub.add_parser("check")
+    check.add_argument("rubric", type=cmdline.value)
+    check.add_argument("binary", nargs="?", type=cmdline.value)
+    check.add_argument("--dumps", type=cmdline.value)
+    if len(args) == 4 and args[0] == "check" and args[2] == "--dumps":
+        tokens = ["check", cmdline.MARK + args[1], "--dumps", cmdline.MARK + args[3]]
+    else:
+        tokens = cmdline.marked(args, commands=("facts", "check"))
+    try:
+        a = p.parse_args(tokens)
+    except cmdline.Refused:
+        return None
+    return a if a.command == "facts" or (a.binary is None) != (a.dumps is None) else None
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
         return 0 if len(argv) >= 2 else 2
+    a = _command_line(argv[1:])
+    if a is None:
+        print("static_evidence.py: unknown command line (see --help)", file=sys.stderr)
+        return 2
     try:
-        if argv[1] == "facts" and len(argv) == 3:
-            facts = facts_from_binary(argv[2])
+        if a.command == "facts":
+            facts = facts_from_binary(a.binary)
             print(json.dumps({"arch": facts["arch"], "kernels": facts["kernels"]}, indent=1, sort_keys=True))
             return 0
-        if argv[1] == "check" and len(argv) == 4:
-            rubric = load_rubric(argv[2])
-            facts = facts_from_binary(argv[3])
-        elif argv[1] == "check" and len(argv) == 5 and argv[3] == "--dumps":
-            rubric = load_rubric(argv[2])
-            resource, sass, ptx = (read_recorded(argv[4], k) for k in ("resource", "sass", "ptx"))
-            if resource is None or sass is None:
-                raise EvidenceError(f"{argv[4]} needs resource.txt and sass.txt (or .txt.xz)")
-            facts = facts_from_dumps(resource, sass, ptx)
+        rubric = load_rubric(a.rubric)
+        if a.dumps is None:
+            facts = facts_from_binary(a.binary)
         else:
-            print("static_evidence.py: unknown command line (see --help)", file=sys.stderr)
-            return 2
+            resource, sass, ptx = (read_recorded(a.dumps, k) for k in ("resource", "sass", "ptx"))
+            if resource is None or sass is None:
+                raise EvidenceError(f"{a.dumps} needs resource.txt and sass.txt (or .txt.xz)")
+            facts = facts_from_dumps(resource, sass, ptx)
     except (EvidenceError, OSError) as e:
         print(f"static_evidence.py: {e}", file=sys.stderr)
         return 2
     if not facts["kernels"]:
         print("static_evidence.py: no kernels with resource usage in this binary", file=sys.stderr)
         return 2
-    print(f"static evidence ({facts['arch']}; {rubric.get('about', 'rubric ' + argv[2])}):")
+    print(f"static evidence ({facts['arch']}; {rubric.get('about', 'rubric ' + a.rubric)}):")
     return 0 if report(judge(rubric, facts)) else 1
 
 

@@ -38,9 +38,10 @@ UB_FLAGS = ("-Waggressive-loop-optimizations", "-Warray-bounds")
 TIMEOUT_S = 60
 
 if __package__:
-    from . import ub_render
+    from . import cmdline, ub_render
     from .ub_render import NotApplicable
 else:  # run as a file, as the grader's sandbox runs it (python3 VIEW/grading/ub_lint.py): its folder is sys.path[0]
+    import cmdline  # type: ignore[import-not-found,no-redef]
     import ub_render  # type: ignore[import-not-found,no-redef]
     from ub_render import NotApplicable  # type: ignore[no-redef]
 
@@ -242,48 +243,56 @@ def describe(result, shown="main.cu"):
     return ["%s:%d: %s [GCC %s]" % (shown, f["line"], f["message"], f["flag"]) for f in result["findings"]]
 
 
+FLAGS = ("--json", "--show", "--verbose")
+VALUED = ("--common", "--gxx", "--timeout")
+
+
+def _parser():
+    """The command line (argparse; each argument marked by cmdline.marked first)."""
+    p = cmdline.Parser("ub_lint.py")
+    for name in VALUED:
+        p.add_argument(name, type=cmdline.value)
+    for name in FLAGS:
+        p.add_argument(name, action="store_true")
+    p.add_argument("files", nargs="*", type=cmdline.value)
+    return p
+
+
 def main(argv):
-    args = argv[1:]
-    opts = {"--common": None, "--gxx": None, "--timeout": str(TIMEOUT_S)}
-    flags, files = set(), []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in opts and i + 1 < len(args):
-            opts[a] = args[i + 1]
-            i += 2
-        elif a in ("--json", "--show", "--verbose"):
-            flags.add(a)
-            i += 1
-        elif a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        elif a.startswith("-"):
-            print("ub_lint.py: unknown option %s (see --help)" % a, file=sys.stderr)
-            return 2
-        else:
-            files.append(a)
-            i += 1
-    if len(files) != 1 or not re.fullmatch(r"[0-9]+", opts["--timeout"] or ""):
+    """Exit: 0 clean, 1 undefined behaviour, 3 not applicable, 2 a bad command line (an option it
+    does not have: said with its name; anything else: the usage line)."""
+    try:
+        o = _parser().parse_intermixed_args(cmdline.marked(argv[1:], flags=FLAGS, valued=VALUED, helps=("-h", "--help"),
+                                                           unknown=lambda a: a.startswith("-")))
+    except cmdline.Help:
+        print(__doc__)
+        return 0
+    except cmdline.Unknown as e:
+        print("ub_lint.py: unknown option %s (see --help)" % e.arg, file=sys.stderr)
+        return 2
+    except cmdline.Refused:
+        o = None
+    timeout = str(TIMEOUT_S) if o is None or o.timeout is None else o.timeout
+    if o is None or len(o.files) != 1 or not re.fullmatch(r"[0-9]+", timeout):
         print("usage: ub_lint.py MAIN.CU [--json] [--common DIR] [--gxx PROGRAM] [--timeout S] [--show]", file=sys.stderr)
         return 2
-    if "--show" in flags:
-        with open(files[0], encoding="utf-8", errors="replace") as f:
+    if o.show:
+        with open(o.files[0], encoding="utf-8", errors="replace") as f:
             text = f.read()
         try:
-            sys.stdout.write(render(text, opts["--common"] or os.path.join(ROOT, "common"))[0])
+            sys.stdout.write(render(text, o.common or os.path.join(ROOT, "common"))[0])
         except NotApplicable as e:
             print("not applicable: %s" % e)
             return 3
         return 0
-    r = lint(files[0], opts["--common"], opts["--gxx"], int(opts["--timeout"]))
-    if "--verbose" in flags:
+    r = lint(o.files[0], o.common, o.gxx, int(timeout))
+    if o.verbose:
         sys.stdout.write(r.get("gcc", ""))
-    if "--json" in flags:
+    if o.json:
         r.pop("gcc", None)
         print(json.dumps(r))
     else:
-        for line in describe(r, files[0]):
+        for line in describe(r, o.files[0]):
             print(line)
     return {"clean": 0, "ub": 1}.get(r["status"], 3)
 

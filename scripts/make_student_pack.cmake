@@ -49,8 +49,9 @@ file(COPY "${root}/grading/__init__.py" "${root}/grading/static_evidence.py" "${
 # with grading/regions.py (the EXERCISE markers' reader, which the lint reads regions through).
 file(COPY "${root}/grading/ub_lint.py" "${root}/grading/ub_render.py" "${root}/grading/regions.py" DESTINATION "${stage}/grading")
 # The pass rule every grading tool shares (grading/pipeline.py, standard library only, importing
-# nothing of grading/): `scripts/exercises.sh` prints its table and "solved" through it.
-file(COPY "${root}/grading/pipeline.py" DESTINATION "${stage}/grading")
+# nothing of grading/ but cmdline.py): `scripts/exercises.sh` prints its table and "solved" through it.
+# grading/cmdline.py: argparse with each tool's own grammar, which every tool above reads its command line with.
+file(COPY "${root}/grading/pipeline.py" "${root}/grading/cmdline.py" DESTINATION "${stage}/grading")
 file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
 foreach(file IN LISTS solution_figures)
   get_filename_component(folder "${file}" DIRECTORY)

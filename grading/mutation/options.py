@@ -2,13 +2,15 @@
 mutants it takes (grading/mutants.py list, filtered) and its plan (--dry-run)."""
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
-from .. import pipeline
+from .. import cmdline, pipeline
 
 VALUED = ("--lesson", "--only", "--work", "--out", "--deadline", "--jobs", "--memcheck-jobs", "--solution-every")
 REGION_RULES = ("naive_in_tiled", "other_coalescing")
@@ -67,33 +69,89 @@ def _valued(o: Options, opt: str, value: str) -> None:
         o.every = _number(opt, value) or 20
 
 
-def parse(argv: list[str]) -> Options:
-    """The options, in order as the script read them; Refused for a bad command line."""
-    o = Options(jobs=cores() - 2)  # two cores left for the checks that run meanwhile
+FLAGS = {"--no-memcheck": ("memcheck", False), "--no-lint": ("lint", False), "--dry-run": ("dry", True),
+         "--memcheck": ("memcheck", True)}  # (--memcheck: the default now; kept for old command lines)
+Handler = Callable[[Options, str, "str | None"], None]
+
+
+class _Help(Exception):
+    """-h or --help: the rest of the command line is not read."""
+
+
+def _help(o: Options, opt: str, value: str | None) -> None:
+    o.help = True
+    raise _Help()
+
+
+def _flag(o: Options, opt: str, value: str | None) -> None:
+    setattr(o, *FLAGS[opt])
+
+
+def _value(o: Options, opt: str, value: str | None) -> None:
+    _valued(o, opt, value or "")
+
+
+def _unknown(o: Options, opt: str, value: str | None) -> None:
+    raise Refused("mutation_run.sh: unknown argument '%s' (see --help)" % value)
+
+
+def _no_value(o: Options, opt: str, value: str | None) -> None:
+    raise Refused("mutation_run.sh: %s needs a value (see --help)" % value)
+
+
+class _Act(argparse.Action):
+    """One argument, read in order: its handler gets the options, the option and its value (None: none)."""
+
+    def __init__(self, option_strings: list[str], dest: str, handler: Handler, **kw: Any) -> None:
+        super().__init__(option_strings, dest, **kw)
+        self.handler = handler
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        self.handler(namespace, option_string or "", cmdline.value(values) if isinstance(values, str) else None)  # type: ignore[arg-type]
+
+
+def _parser() -> cmdline.Parser:
+    """argparse's parser of what _tokens() makes of the command line."""
+    p = cmdline.Parser("mutation_run.sh")
+    handlers: dict[str, Handler] = {"--<unknown>": _unknown, "--<no-value>": _no_value, **{v: _value for v in VALUED}}
+    for name, handler in handlers.items():
+        p.add_argument(name, action=_Act, handler=handler, default=argparse.SUPPRESS)
+    for name, handler in {"-h": _help, "--help": _help, **{f: _flag for f in FLAGS}}.items():
+        p.add_argument(name, action=_Act, handler=handler, nargs=0, default=argparse.SUPPRESS)
+    return p
+
+
+def _tokens(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(ARGV before "--" in the one form argparse reads one way, the arguments after "--"): an
+    option the script has stays, the argument after a valued one is its value whatever it looks
+    like, and any other argument becomes "--<unknown>" (a valued option with nothing after it,
+    "--<no-value>"), each value marked (cmdline.marked's MARK)."""
+    out: list[str] = []
     i = 0
     while i < len(argv):
         a = argv[i]
+        if a == "--":
+            return out, argv[i + 1:]
         if a in VALUED:
-            if i + 1 >= len(argv):
-                raise Refused("mutation_run.sh: %s needs a value (see --help)" % a)
-            _valued(o, a, argv[i + 1])
+            out += [a, cmdline.MARK + argv[i + 1]] if i + 1 < len(argv) else ["--<no-value>", cmdline.MARK + a]
             i += 2
             continue
-        if a == "--":
-            o.extra = argv[i + 1:]
-            break
-        if a in ("-h", "--help"):
-            o.help = True
-            return o
-        if a == "--no-memcheck":
-            o.memcheck = False
-        elif a == "--no-lint":
-            o.lint = False
-        elif a == "--dry-run":
-            o.dry = True
-        elif a != "--memcheck":  # (--memcheck: the default now; kept for old command lines)
-            raise Refused("mutation_run.sh: unknown argument '%s' (see --help)" % a)
+        out += [a] if a in FLAGS or a in ("-h", "--help") else ["--<unknown>", cmdline.MARK + a]
         i += 1
+    return out, []
+
+
+def parse(argv: list[str]) -> Options:
+    """The options, read in order by argparse as the script read them; Refused for a bad command line."""
+    o = Options(jobs=cores() - 2)  # two cores left for the checks that run meanwhile
+    tokens, o.extra = _tokens(argv)
+    try:
+        _parser().parse_args(tokens, namespace=o)
+    except _Help:
+        return o
+    except cmdline.Refused as e:  # (_tokens() leaves argparse nothing to refuse)
+        raise Refused("mutation_run.sh: %s (see --help)" % e)
     if not o.dry and not o.out:
         raise Refused("mutation_run.sh: --out DIR is needed (see --help)")
     o.jobs, o.memcheck_jobs = max(o.jobs, 1), max(o.memcheck_jobs, 1)

@@ -12,7 +12,7 @@ rm -rf "$work" && mkdir -p "$work" && cp -R "$root/tests/exercises/loop/." "$wor
 mkdir -p "$work/scripts" "$work/exercises/01_toy"
 cp "$root/scripts/exercises.sh" "$root/scripts/make_exercises.cmake" "$work/scripts/" || exit 1
 mkdir -p "$work/grading" && cp "$root/grading/__init__.py" "$root/grading/evidence.py" "$root/grading/rubric.py" "$root/grading/static_evidence.py" \
-  "$root/grading/pipeline.py" "$root/grading/regions.py" "$work/grading/" || exit 1
+  "$root/grading/pipeline.py" "$root/grading/cmdline.py" "$root/grading/regions.py" "$work/grading/" || exit 1
 cd "$work" || exit 1
 cmake -P scripts/make_exercises.cmake > /dev/null || { echo "FAIL: the generator failed on the toy lesson"; exit 1; }
 ex=exercises/01_toy/main.cu

@@ -57,7 +57,7 @@ endforeach()
 file(GLOB rubrics RELATIVE "${root}" "${root}/lessons/[0-9][0-9]_*/rubric.json")
 file(GLOB solution_figures RELATIVE "${root}" "${root}/results/*/evidence/solution.csv")
 foreach(file grading/__init__.py grading/static_evidence.py grading/rubric.py grading/evidence.py grading/counters.py
-             grading/counters_rules.py grading/ncu.py grading/ub_lint.py grading/ub_render.py grading/pipeline.py grading/regions.py grading/lessons.py ${rubrics} ${solution_figures})
+             grading/counters_rules.py grading/ncu.py grading/ub_lint.py grading/ub_render.py grading/pipeline.py grading/cmdline.py grading/regions.py grading/lessons.py ${rubrics} ${solution_figures})
   string(FIND "${listing}" "${name}/${file}\n" at)
   if(at EQUAL -1)
     fail("the archive lacks ${file}")

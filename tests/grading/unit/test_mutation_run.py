@@ -30,6 +30,20 @@ class CommandLine(unittest.TestCase):
     def test_help_first(self):
         self.assertTrue(options.parse(["--no-lint", "-h", "--frobnicate"]).help)
 
+    def test_read_in_order(self):
+        """argparse reads the arguments in order, as the script did: the first problem is the one said,
+        -h after it is not reached, and a value is the next argument whatever it looks like."""
+        for argv, words in ((["--deadline", "soon", "-h"], "--deadline needs a number, not 'soon'"),
+                            (["--frobnicate", "--deadline", "soon"], "unknown argument '--frobnicate'"),
+                            (["--out=o"], "unknown argument '--out=o'"), (["--ou", "o"], "unknown argument '--ou'"),
+                            (["--dry-run", "operand"], "unknown argument 'operand'")):
+            with self.assertRaises(options.Refused) as e:
+                options.parse(argv)
+            self.assertIn(words, str(e.exception))
+        o = options.parse(["--out", "--dry-run", "--only", "-x", "--work", "--"])
+        self.assertEqual((o.out, o.dry, o.only, o.work, o.extra), ("--dry-run", False, ["-x"], "--", []))
+        self.assertEqual(options.parse(["--dry-run", "--", "--out"]).extra, ["--out"])
+
 
 class Logs(unittest.TestCase):
     def setUp(self):
