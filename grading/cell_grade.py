@@ -158,6 +158,20 @@ def layer_sanitizers(g: Grading, r: CellRun) -> None:
     r.marks.append(time.monotonic())
 
 
+# The memcheck subset's time limit: the small shapes under memcheck take a few seconds where the
+# whole run took one or two (about 1 s for lesson 01, 30 s at most on an H100). compute-sanitizer
+# also waits for every process the checks start, so a submission that leaves a sleeping child
+# behind (the attack suite's escape.cu) held its GPU worker for all of --sanitize-timeout (600 s):
+# now for at most MEMCHECK_FLOOR_S, or MEMCHECK_FACTOR times its own run's time, whichever is more.
+MEMCHECK_FLOOR_S = 120
+MEMCHECK_FACTOR = 20
+
+
+def memcheck_limit(sanitize_timeout: int, run_seconds: float) -> int:
+    """The memcheck subset's limit: never above --sanitize-timeout."""
+    return min(sanitize_timeout, max(MEMCHECK_FLOOR_S, int(MEMCHECK_FACTOR * run_seconds + 0.999)))
+
+
 def layer_memcheck(g: Grading, r: CellRun) -> None:
     """4. the memcheck subset: the runner's GPU checks on their small shapes under memcheck,
     sandboxed; only where the cell passed so far (an error cannot fail a failed cell more)."""
@@ -166,11 +180,12 @@ def layer_memcheck(g: Grading, r: CellRun) -> None:
     if (o.memcheck and not o.sanitize and not o.host_only and r.stop is None and gr is not None and gr.total > 0
             and pipeline.grader_passed_so_far(r.findings + r.lint, gr.passed, gr.total)):
         r.memcheck_ran = True
-        s = g.box.run(r.cell.dir, r.cell.number, "memcheck-small", o.sanitize_timeout, "run",
+        limit = memcheck_limit(o.sanitize_timeout, r.step.seconds)
+        s = g.box.run(r.cell.dir, r.cell.number, "memcheck-small", limit, "run",
                       ["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "99", r.check, "--gpu", "--small",
                        "--seed", str(g.seed)] + g.box.hidden_arg, r.gpu)
         r.san_peak = max(r.san_peak, s.peak_rss)
-        r.findings += memcheck_subset_finding(s, os.path.join(r.cell.dir, "memcheck-small.log"), o.sanitize_timeout)
+        r.findings += memcheck_subset_finding(s, os.path.join(r.cell.dir, "memcheck-small.log"), limit)
         if r.share == 1:
             busy = r.gpu_left_busy("memcheck")
             if busy:

@@ -52,7 +52,8 @@ symbolic link (a link gets a row that says so).
   --timeout S          seconds one run may take (default: 60); the judge gets 60 more
   --sanitize           also run each cell's GPU checks under compute-sanitizer racecheck and
                        memcheck; a finding is reported even if the checks passed
-  --sanitize-timeout S seconds one sanitizer run may take, the memcheck subset's too (default: 600)
+  --sanitize-timeout S seconds one sanitizer run may take (default: 600); the memcheck subset's
+                       is less: 20 x the cell's run time, at least 120 s
   --no-memcheck        no memcheck subset (step 4)
   --no-lint            no lint (step 1's second part)
   --no-performance     no performance evidence (step 5): each cell is graded on correctness alone,
