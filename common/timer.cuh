@@ -18,6 +18,29 @@ struct Timing {
     int repeats = 0;
 };
 
+/// One run of `launch()` between two CUDA events on the default stream: its time in milliseconds.
+template <class Launch>
+double time_once(CudaEvent& start, CudaEvent& stop, Launch&& launch) {
+    CUDA_CHECK(cudaEventRecord(start.get()));
+    launch();
+    CUDA_CHECK(cudaEventRecord(stop.get()));
+    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return ms;
+}
+
+/// The median, the fastest and the slowest of some runs' times (all zero when there are none).
+inline Timing summarize(std::vector<double> samples) {
+    Timing t;
+    t.repeats = static_cast<int>(samples.size());
+    if (samples.empty()) return t;
+    t.min_ms = *std::min_element(samples.begin(), samples.end());
+    t.max_ms = *std::max_element(samples.begin(), samples.end());
+    t.median_ms = median(std::move(samples));
+    return t;
+}
+
 /// Run `launch()` `warmup` times untimed, then `repeats` times, each bracketed by CUDA events
 /// on the default stream. `launch` must enqueue the same work every time (and check its launch).
 /// Why the median: one slow repeat (a clock change, another process) does not move it.
@@ -30,21 +53,8 @@ Timing time_gpu(Launch&& launch, int warmup, int repeats) {
     CudaEvent start, stop;
     std::vector<double> samples;
     samples.reserve(repeats);
-    for (int i = 0; i < repeats; ++i) {
-        CUDA_CHECK(cudaEventRecord(start.get()));
-        launch();
-        CUDA_CHECK(cudaEventRecord(stop.get()));
-        CUDA_CHECK(cudaEventSynchronize(stop.get()));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-        samples.push_back(ms);
-    }
-    Timing t;
-    t.repeats = repeats;
-    t.min_ms = *std::min_element(samples.begin(), samples.end());
-    t.max_ms = *std::max_element(samples.begin(), samples.end());
-    t.median_ms = median(std::move(samples));
-    return t;
+    for (int i = 0; i < repeats; ++i) samples.push_back(time_once(start, stop, launch));
+    return summarize(std::move(samples));
 }
 
 }  // namespace course

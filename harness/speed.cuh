@@ -129,14 +129,8 @@ Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& prob
         CUDA_CHECK(cudaDeviceSynchronize());
         {
             witness::Redirect on(theirs);
-            CUDA_CHECK(cudaEventRecord(start.get()));
-            launch();
-            CUDA_CHECK(cudaEventRecord(stop.get()));
+            samples.push_back(time_once(start, stop, launch));
         }
-        CUDA_CHECK(cudaEventSynchronize(stop.get()));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-        samples.push_back(ms);
         why = witness::failure();
         if (why.empty() && theirs && witness::launches() == 0) why = "no kernel was launched";
         if (why.empty()) {
@@ -144,14 +138,7 @@ Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& prob
             wrong = !why.empty();
         }
     }
-    Timing t;
-    t.repeats = static_cast<int>(samples.size());
-    if (!samples.empty()) {
-        t.min_ms = *std::min_element(samples.begin(), samples.end());
-        t.max_ms = *std::max_element(samples.begin(), samples.end());
-        t.median_ms = median(std::move(samples));
-    }
-    return t;
+    return summarize(std::move(samples));
 }
 
 /// With --time-submission (harness/witness.hpp: this process is the course's own check, the grader's
