@@ -10,10 +10,10 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import cellrecord, cli, gradebook, options, runfolder, sandbox  # noqa: E402
-from grading.exits import Exit, Stop  # noqa: E402
-
-LESSONS = {"01_naive_transpose": 2, "02_shared_transpose": 2, "06_bank_conflicts": 2}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grading import cellrecord, cli, gradebook, options, runfolder  # noqa: E402
+from grading.exits import Exit  # noqa: E402
+from two_students import TwoStudents  # noqa: E402
 
 
 def record(**over):
@@ -152,24 +152,8 @@ def dataclass_fields():
                             "performance_short")}
 
 
-class Consumers(unittest.TestCase):
+class Consumers(TwoStudents, unittest.TestCase):
     """The gradebook, --resume and a cell graded again alone, through the record."""
-
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.subs = os.path.join(self.tmp, "subs")
-        for s in ("Ada", "Bo"):
-            os.makedirs(os.path.join(self.subs, s, "06_bank_conflicts"))
-            with open(os.path.join(self.subs, s, "06_bank_conflicts", "main.cu"), "w") as f:
-                f.write("int x;\n")
-        self.out = os.path.join(self.tmp, "out")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
-    def plan(self, *extra):
-        o = options.parse([self.subs, "--out", self.out, "--no-sandbox", "--host-only"] + list(extra))
-        return runfolder.make_plan(o, self.out, os.path.realpath(self.subs), LESSONS, False, sandbox.UID_FIRST, Stop(o.slice))
 
     def test_plan_writes_records(self):
         folder = self.plan()

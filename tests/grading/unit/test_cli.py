@@ -9,14 +9,14 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import (box, cell_evidence, cellrecord, cli, evidence, gradebook, judge, options, run, runfolder,  # noqa: E402
-                     sandbox, slurm, static_evidence)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grading import (box, cell_evidence, cellrecord, cli, evidence, gradebook, judge, options, run, sandbox, slurm, static_evidence)
 from grading.cell_grade import SKIP_SPEED  # noqa: E402
-from grading.exits import Exit, Stop  # noqa: E402
+from grading.exits import Exit  # noqa: E402
 from grading.findings import memcheck_subset_finding  # noqa: E402
+from two_students import LESSONS, TwoStudents  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-LESSONS = {"01_naive_transpose": 2, "02_shared_transpose": 2, "06_bank_conflicts": 2}
 
 
 def main(*args):
@@ -255,26 +255,8 @@ class Evidence(unittest.TestCase):
         self.assertTrue(why.startswith("short: cuobjdump --dump-resource-usage printed over 1 MiB"), why)
 
 
-class Resume(unittest.TestCase):
+class Resume(TwoStudents, unittest.TestCase):
     """--resume checks the plan before grading anything (no sandbox: --no-sandbox)."""
-
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.subs = os.path.join(self.tmp, "subs")
-        for s in ("Ada", "Bo"):
-            os.makedirs(os.path.join(self.subs, s, "06_bank_conflicts"))
-            with open(os.path.join(self.subs, s, "06_bank_conflicts", "main.cu"), "w") as f:
-                f.write("int x;\n")
-        self.out = os.path.join(self.tmp, "out")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
-    def plan(self, *extra):
-        o = options.parse([self.subs, "--out", self.out, "--no-sandbox", "--host-only"] + list(extra))
-        g = runfolder.make_plan(o, self.out, os.path.realpath(self.subs), LESSONS, False, sandbox.UID_FIRST, Stop(o.slice))
-        g.o = o
-        return g
 
     def test_seed_kept_and_checked(self):
         g = self.plan("--seed", "42")
