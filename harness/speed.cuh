@@ -254,7 +254,8 @@ template <class Launch>
 void check_transpose_speed(const std::string& exercise, const std::string& kernel, Launch&& launch) {
     const int rows = kSpeedRows, cols = kSpeedCols;
     DeviceBuffer<float> in(std::size_t{1} * rows * cols), out(in.size());
-    fill_speed_floats(in.data(), in.size(), seeded(0x5eed));
+    const auto draw_input = [&] { fill_speed_floats(in.data(), in.size(), seeded(0x5eed)); };
+    draw_input();
     const std::vector<std::uint64_t> expected = device_transpose_row_hashes(in, rows, cols);
     const Timing copy = time_speed([&] {
         CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice));
@@ -266,7 +267,7 @@ void check_transpose_speed(const std::string& exercise, const std::string& kerne
     INFO("one hash per output row, (row, 0): ", r.summary());
     CHECK(r.ok());
     witness_speed(exercise, kernel, t, "copy", copy, std::to_string(rows) + "x" + std::to_string(cols),
-                  [&] { fill_speed_floats(in.data(), in.size(), seeded(0x5eed)); out.poison(); },
+                  [&] { draw_input(); out.poison(); },
                   [&] { launch(in.data(), out.data(), rows, cols); },
                   [&] { return compare_exact(device_row_hashes(out, rows), expected, 1).ok() ? "" : "your kernel's output is wrong at the speed case's size"; });
 }

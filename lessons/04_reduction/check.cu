@@ -318,11 +318,14 @@ __global__ void sum_in_double(const float* x, long long n, double* sums) {
 /// exactly sum_cpu<double> (a GPU test case compares them).
 struct SpeedInput {
     course::DeviceBuffer<float> x;
+    std::uint32_t seed = 0;
     double reference = 0, sum_abs = 0;
+    /// x drawn again as speed_input() drew it (the speed witness puts it back before each run).
+    void draw() { course::fill_speed_floats(x.data(), x.size(), seed); }
 };
 SpeedInput speed_input(long long n, std::uint32_t seed) {
-    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n))};
-    course::fill_speed_floats(in.x.data(), in.x.size(), seed);
+    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n)), seed};
+    in.draw();
     course::DeviceBuffer<double> sums(2);
     CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
     sum_in_double<<<std::min(course::ceil_div(n, 256), 1024u), 256>>>(in.x.data(), n, sums.data());
@@ -362,7 +365,7 @@ void check_reduction_speed(const char* exercise, const Variant& v) {
     CHECK(check.pass);
     course::witness_speed(exercise, v.name, t, "CUB sum", cub, std::to_string(n),
                           [&] {  // each witness run: the input as drawn, a new workspace, the sum poisoned
-                              course::fill_speed_floats(s.x.data(), s.x.size(), course::seeded(0x5eed));
+                              s.draw();
                               ws = Workspace(n, sm_count);
                               out.poison();
                           },

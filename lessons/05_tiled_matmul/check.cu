@@ -429,12 +429,12 @@ struct SpeedProblem {
     course::DeviceBuffer<int2> where_on_gpu;
     std::vector<double> expected;
     double max_abs_sum = 0;
+    std::uint32_t seed;
 
-    SpeedProblem(int m_, int n_, int k_, std::uint32_t seed)
+    SpeedProblem(int m_, int n_, int k_, std::uint32_t seed_)
         : m(m_), n(n_), k(k_), a(static_cast<std::size_t>(m_) * k_), b(static_cast<std::size_t>(k_) * n_),
-          c(static_cast<std::size_t>(m_) * n_), where(sample_positions(m_, n_, 256, seed + 2)) {
-        course::fill_speed_floats(a.data(), a.size(), seed);
-        course::fill_speed_floats(b.data(), b.size(), seed + 1);
+          c(static_cast<std::size_t>(m_) * n_), where(sample_positions(m_, n_, 256, seed_ + 2)), seed(seed_) {
+        draw_inputs();
         std::vector<int2> w;
         for (const auto& [i, j] : where) w.push_back(make_int2(i, j));
         where_on_gpu = course::DeviceBuffer<int2>(w);
@@ -444,6 +444,11 @@ struct SpeedProblem {
         CUDA_CHECK_LAUNCH();
         expected = value.to_host();
         for (double x : abs_sum.to_host()) max_abs_sum = std::max(max_abs_sum, x);
+    }
+    /// A and B drawn again as the constructor drew them (the speed witness puts them back before each run).
+    void draw_inputs() {
+        course::fill_speed_floats(a.data(), a.size(), seed);
+        course::fill_speed_floats(b.data(), b.size(), seed + 1);
     }
     int count() const { return static_cast<int>(where.size()); }
     /// C at each position of `where`, in that order.
@@ -493,8 +498,7 @@ OWN_GPU_TEST_CASE("the speed cases' problem, made on the GPU: speed_floats input
 /// checked on the smaller shapes above.
 static void check_matmul_speed(const char* exercise, Launcher launch) {
     const Variant& v = *std::find_if(std::begin(kVariants), std::end(kVariants), [&](const Variant& k) { return k.launch == launch; });
-    const std::uint32_t seed = course::seeded(0x5eed);
-    SpeedProblem p(3072, 3072, 3072, seed);
+    SpeedProblem p(3072, 3072, 3072, course::seeded(0x5eed));
     const CublasHandle cublas;
     const course::Timing ceiling = course::time_speed([&] { launch_cublas(cublas, p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); });
     p.c.poison();
@@ -507,8 +511,7 @@ static void check_matmul_speed(const char* exercise, Launcher launch) {
     course::witness_speed(exercise, v.name, t, "cuBLAS SGEMM", ceiling,
                           std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k),
                           [&] {  // each witness run: A and B as drawn, C poisoned
-                              course::fill_speed_floats(p.a.data(), p.a.size(), seed);
-                              course::fill_speed_floats(p.b.data(), p.b.size(), seed + 1);
+                              p.draw_inputs();
                               p.c.poison();
                           },
                           [&] { v.launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); }, [&] {
