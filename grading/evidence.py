@@ -32,8 +32,8 @@ A rubric (lessons/NN_name/rubric.json) holds three kinds of rules, each optional
 The speed ratio of an exercise is (sub.ceiling_ms / sub.ms) / (sol.ceiling_ms / sol.ms): the
 submission's speed as a fraction of the course solution's, each normalized by the ceiling (a copy,
 CUB's sum, cuBLAS) timed in the same process, which cancels the clock drift between the runner and
-the judge. The submission's times are measured in the submission's own process, so they are
-believed only within bounds: a time under half the ceiling's, a ratio above 2, or a value that is
+the judge. The submission's times come from the grader's speed witness (grading/witness.py), and
+are still believed only within bounds: a time under half the ceiling's, a ratio above 2, or a value that is
 not a finite number > 0 is implausible: not credited, and said so.
 
 A performance fraction is met / (met + short) over the speed rules, the static rules that are not
@@ -124,7 +124,8 @@ def judge_speed(rubric, evidence):
         if isinstance(e.get("witness_unavailable"), str):  # the grading machine cannot run the witness
             rows.append(_row("speed", ex, NOT_MEASURED, "not timed: %s" % _clean(e["witness_unavailable"], 240), **base))
             continue
-        if isinstance(e.get("witness_problem"), str):  # the grader's witness (grading/witness.py) gave no time
+        if isinstance(e.get("witness_problem"), str):  # the grader's witness (grading/witness.py) gave no time:
+            base["credit"] = 0.0  # no speed credit, never a lesson's speed judged by its other exercises alone
             rows.append(_row("speed", ex, SHORT, "not timed by the grader: %s" % _clean(e["witness_problem"], 240), **base))
             continue
         if "max_ratio" in rule:  # an exercise that asks for the slower pattern: far faster is the other one

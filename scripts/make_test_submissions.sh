@@ -141,7 +141,7 @@ if [ -n "$attacks_out" ]; then
   ln -s -- "$repo/lessons/06_bank_conflicts/main.cu" "$dir/atk15 link to solution/06_bank_conflicts/main.cu"
   ln -s -- "../atk13 honest last/06_bank_conflicts" "$dir/atk16 link to classmate/06_bank_conflicts"
   submit "atk17 =1+1"$'\n'"newline" 06_bank_conflicts
-  # Forged speed: three routes, each on the same slow kernel, beside it honest (atk18).
+  # Forged speed: the routes, each on the same slow kernel, beside it honest (atk18).
   forge "atk18 honest slow" -
   forge "atk19 forge macro" forge_macro
   forge "atk20 forge interpose" forge_interpose
@@ -166,6 +166,12 @@ if [ -n "$attacks_out" ]; then
     }
     __syncthreads();
     if (written) return;
+'
+  forge "atk25 forge trap" forge_trap '    // EXERCISE BEGIN 02.tiled
+' '    // EXERCISE BEGIN 02.tiled
+    static unsigned launches;  // (forge_trap.cu) the speed case traps while fewer than 2 launches were counted
+    if (rows == 8192 && cols == 4096 && launches < 2) __trap();
+    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0) atomicAdd(&launches, 1u);
 '
   # Hard links: the course's solution under another name (never read), and one file handed in by
   # two students (both graded, each row naming the other). DIR must be on the course's filesystem.

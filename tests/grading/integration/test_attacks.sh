@@ -120,19 +120,20 @@ grep -q '^06_bank_conflicts,atk13 honest last,atk23 twin of atk13,1.00,' "$tmp/o
 # With a GPU: the forged speeds (atk19, atk20, atk24) earn nothing beyond the same slow kernel's
 # honest speed (atk18), the grader's witness timing each of them; the kernel that skips work at the
 # speed case's size after its first launch there (atk21) is not timed at all, and its wrong output
-# there is a finding (its own run's check, or the witness's).
+# there is a finding (its own run's check, or the witness's); the kernel that traps in the witness
+# (atk25) is not timed, earns no speed credit and scores no more than its honest twin.
 if [ $gpu -eq 1 ]; then
   PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
 import json, os, sys
-from grading import cellrecord
+from grading import cellrecord, score
 speed = {}
 for e in sorted(os.listdir(sys.argv[1])):
     r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
-    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21", "atk24")):
+    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21", "atk24", "atk25")):
         continue
     ev = json.load(open(os.path.join(sys.argv[1], e, "evidence.json")))
     rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == "02.tiled"]
-    speed[r.student[:5]] = (rows[0], r.result.finding)
+    speed[r.student[:5]] = (rows[0], r.result.finding, score.cell_score(r.result.passed == r.result.total, r.fields()))
     print("speed %s: %s (%s) %s" % (r.student, rows[0]["status"], rows[0].get("ratio"), rows[0]["words"]))
 ok = True
 honest = speed["atk18"][0].get("ratio")
@@ -142,10 +143,17 @@ for k in ("atk19", "atk20", "atk24"):
     r = speed[k][0].get("ratio")
     if not (isinstance(r, float) and r <= honest * 1.15 + 0.02):
         print("FAIL: %s graded at %r of the solution's speed, its honest twin at %r" % (k, r, honest)); ok = False
-row, finding = speed["atk21"]
+row, finding, _ = speed["atk21"]
 if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or not (
         "speed case's size" in finding or finding.startswith("speed: 02.tiled: ")):
     print("FAIL: atk21: %s / %r / finding %r" % (row["status"], row["words"], finding)); ok = False
+row, finding, trapped = speed["atk25"]
+if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or row.get("credit") != 0.0 or finding \
+        or not trapped <= speed["atk18"][2]:
+    print("FAIL: atk25: %s / %r / credit %r / finding %r / score %r, its honest twin's %r"
+          % (row["status"], row["words"], row.get("credit"), finding, trapped, speed["atk18"][2])); ok = False
+else:
+    print("score atk25 forge trap: %.1f%% (atk18 honest slow: %.1f%%)" % (100 * trapped, 100 * speed["atk18"][2]))
 sys.exit(0 if ok else 1)
 PY
 fi

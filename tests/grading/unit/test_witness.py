@@ -56,8 +56,27 @@ class Merge(unittest.TestCase):
             row = speed_row(merged)
             self.assertEqual(row["status"], "short", lines)
             self.assertTrue(row["words"].startswith("not timed by the grader"), row["words"])
+            self.assertEqual(row["credit"], 0.0)  # no time, no speed credit
             if failed:
                 self.assertIn(failed, row["words"])
+
+    def test_an_exercise_left_untimed_takes_the_lessons_speed_credit_to_zero(self):
+        # A submission that makes the witness fail on its slow exercise (a kernel that traps or hangs
+        # there only) must not be credited with its other exercises' speed.
+        rubric = ev.load_rubric(os.path.join(REPO, "lessons", "03_dynamic_shared", "rubric.json"))
+        exercises = [r["exercise"] for r in rubric["speed"]]
+        self.assertGreater(len(exercises), 1)
+        evidence = [{"exercise": x, "kernel": "k", "ceiling": "copy", "submission": dict(FORGED),
+                     "solution": {"ms": 0.10, "ceiling_ms": 0.09, "runs": 21, "spread": 0}} for x in exercises]
+        fast = {x: line(exercise=x, submission_ms=0.10) for x in exercises}
+        self.assertEqual(ev.judge(rubric, witness.merge(evidence, fast, ""))["speed_credit"], 1.0)
+        for untimed in exercises:
+            lines = {x: v for x, v in fast.items() if x != untimed}
+            result = ev.judge(rubric, witness.merge(evidence, lines, ""))
+            self.assertEqual(result["speed_credit"], 0.0, untimed)
+            self.assertEqual(result["speed_exercise"], untimed)
+        failed = ev.judge(rubric, witness.merge(evidence, {}, "the witness ended with exit 1 (see witness.log)"))
+        self.assertEqual(failed["speed_credit"], 0.0)
 
     def test_a_machine_without_the_witness_measures_nothing(self):
         merged = witness.merge(verdict_evidence(), {}, "x", unavailable="no cuobjdump on the grading machine")
