@@ -124,9 +124,8 @@ def judge_speed(rubric, evidence):
         if isinstance(e.get("witness_unavailable"), str):  # the grading machine cannot run the witness
             rows.append(_row("speed", ex, NOT_MEASURED, "not timed: %s" % _clean(e["witness_unavailable"], 240), **base))
             continue
-        if isinstance(e.get("witness_problem"), str):  # the grader's witness (grading/witness.py) gave no time:
-            base["credit"] = 0.0  # no speed credit, never a lesson's speed judged by its other exercises alone
-            rows.append(_row("speed", ex, SHORT, "not timed by the grader: %s" % _clean(e["witness_problem"], 240), **base))
+        if isinstance(e.get("witness_problem"), str):  # the witness (grading/witness.py) gave no time: no credit
+            rows.append(_row("speed", ex, SHORT, "not timed by the grader: %s" % _clean(e["witness_problem"], 240), **dict(base, credit=0.0)))
             continue
         if "max_ratio" in rule:  # an exercise that asks for the slower pattern: far faster is the other one
             fast, _, unlimited_problem = speed_ratio(e.get("submission"), solution, limit=math.inf)

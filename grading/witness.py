@@ -8,14 +8,16 @@ test cases only: it times the course's kernel and the ceiling, then the same lau
 submission's kernels loaded from those files, checks that output itself, and writes one JSON line per
 exercise to a descriptor the grader opened (run). merge() puts those times into the verdict's speed
 evidence in place of whatever the runner recorded: an exercise the witness did not time (its kernel
-missing or renamed, its output wrong at that size, a crash, a time limit) has no time, and its speed
-rule is short, never "not measured". The submission's host code never runs in the witness, so no
+missing or renamed, its output wrong at that size, a crash, a time limit, device code that allocates
+on the device heap, which outlives the reload of that code) has no time, and its speed rule is short
+with no credit, never "not measured". The submission's host code never runs in the witness, so no
 macro, no function of the harness's and no CUDA call it redefines reaches the timing.
 """
 from __future__ import annotations
 
 import json
 import os
+import struct
 from typing import Any
 
 from .box import Box
@@ -25,6 +27,7 @@ from .runfolder import Cell
 EXTRACT_LIMIT_S = 60
 MAX_LINES_BYTES = 1 << 20
 CUBIN_DIR = "witness"  # in box/build
+MAX_CUBIN_BYTES = 256 << 20
 
 
 def cubin_dir(box: str) -> str:
@@ -43,11 +46,60 @@ def extract(box: Box, cell: Cell, box_dir: str, binary: str, cuobjdump: str) -> 
     if step.timed_out or step.rc != 0 or step.mem_killed:
         return "cuobjdump could not take the device code out of the compiled runner (exit %d)" % step.rc
     try:
-        if not any(n.endswith(".cubin") for n in os.listdir(out)):
-            return "the compiled runner holds no device code for this GPU"
+        cubins = sorted(n for n in os.listdir(out) if n.endswith(".cubin"))
     except OSError as e:
         return "the compiled runner's device code is not there (%s)" % e.strerror
+    if not cubins:
+        return "the compiled runner holds no device code for this GPU"
+    for n in cubins:
+        calls = heap_calls(os.path.join(out, n))
+        if calls is None:
+            return "the compiled runner's device code could not be read (%s)" % n
+        if calls:
+            return ("your device code allocates on the device heap (%s): what it keeps there outlives the"
+                    " witness's fresh start of each timed run, so nothing of this lesson is timed" % ", ".join(calls))
     return None
+
+
+def _undefined_functions(elf: bytes) -> list[str] | None:
+    """The undefined function symbols of a 64-bit little-endian ELF file (a cubin), or None when it
+    is not one or its tables are out of bounds."""
+    if len(elf) < 64 or elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+        return None
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
+    if shentsize < 64 or shoff + shnum * shentsize > len(elf):
+        return None
+    sections = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+    names: list[str] = []
+    for _, kind, _, _, off, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        if entsize < 24 or link >= shnum or off + size > len(elf):
+            return None
+        str_off, str_size = sections[link][4], sections[link][5]
+        if str_off + str_size > len(elf):
+            return None
+        strtab = elf[str_off:str_off + str_size]
+        for at in range(off, off + size - entsize + 1, entsize):
+            name, info, _, shndx = struct.unpack_from("<IBBH", elf, at)
+            if shndx == 0 and info & 0xF == 2 and name < len(strtab):  # undefined, STT_FUNC
+                names.append(strtab[name:strtab.find(b"\0", name)].decode("ascii", "replace"))
+    return names
+
+
+def heap_calls(path: str) -> list[str] | None:
+    """The device-heap allocators a cubin calls (malloc, new, __nv_aligned_device_malloc: each an
+    undefined function the driver supplies, named with "malloc"), sorted; None when the file cannot
+    be read as one. Memory they allocate survives the witness's reload of the submission's code."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        elf = f.read(MAX_CUBIN_BYTES + 1)
+    names = _undefined_functions(elf) if len(elf) <= MAX_CUBIN_BYTES else None
+    return None if names is None else sorted({n for n in names if "malloc" in n.lower()})
 
 
 def command(judge_in_box: str, cubins: str, seed: int) -> list[str]:

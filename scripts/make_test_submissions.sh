@@ -173,6 +173,12 @@ if [ -n "$attacks_out" ]; then
     if (rows == 8192 && cols == 4096 && launches < 2) __trap();
     if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0) atomicAdd(&launches, 1u);
 '
+  forge "atk26 forge heap" forge_heap '    // EXERCISE BEGIN 02.tiled
+' '    // EXERCISE BEGIN 02.tiled
+    static int* kept;  // (forge_heap.cu) memory on the device heap, which outlives a reload of this code
+    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0 && kept == nullptr)
+        kept = static_cast<int*>(malloc(sizeof(int)));
+'
   # Hard links: the course's solution under another name (never read), and one file handed in by
   # two students (both graded, each row naming the other). DIR must be on the course's filesystem.
   mkdir -p -- "$dir/atk22 hard link to solution/06_bank_conflicts" "$dir/atk23 twin of atk13/06_bank_conflicts"

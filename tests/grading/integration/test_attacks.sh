@@ -121,7 +121,8 @@ grep -q '^06_bank_conflicts,atk13 honest last,atk23 twin of atk13,1.00,' "$tmp/o
 # honest speed (atk18), the grader's witness timing each of them; the kernel that skips work at the
 # speed case's size after its first launch there (atk21) is not timed at all, and its wrong output
 # there is a finding (its own run's check, or the witness's); the kernel that traps in the witness
-# (atk25) is not timed, earns no speed credit and scores no more than its honest twin.
+# (atk25) is not timed, earns no speed credit and scores no more than its honest twin; nor is the
+# kernel whose code allocates on the device heap (atk26), which outlives the witness's reloads.
 if [ $gpu -eq 1 ]; then
   PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
 import json, os, sys
@@ -129,7 +130,7 @@ from grading import cellrecord, score
 speed = {}
 for e in sorted(os.listdir(sys.argv[1])):
     r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
-    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21", "atk24", "atk25")):
+    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21", "atk24", "atk25", "atk26")):
         continue
     ev = json.load(open(os.path.join(sys.argv[1], e, "evidence.json")))
     rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == "02.tiled"]
@@ -154,6 +155,10 @@ if row["status"] != "short" or not row["words"].startswith("not timed by the gra
           % (row["status"], row["words"], row.get("credit"), finding, trapped, speed["atk18"][2])); ok = False
 else:
     print("score atk25 forge trap: %.1f%% (atk18 honest slow: %.1f%%)" % (100 * trapped, 100 * speed["atk18"][2]))
+row, finding, heap = speed["atk26"]
+if row["status"] != "short" or "device heap (malloc)" not in row["words"] or row.get("credit") != 0.0 or finding \
+        or not heap <= speed["atk18"][2]:
+    print("FAIL: atk26: %s / %r / credit %r / finding %r / score %r" % (row["status"], row["words"], row.get("credit"), finding, heap)); ok = False
 sys.exit(0 if ok else 1)
 PY
 fi

@@ -3,6 +3,9 @@ verdict's speed evidence (the runner's own times always dropped), judged by grad
 and the sandbox that shows the course's check to the witness step only. No GPU."""
 import json
 import os
+import shutil
+import struct
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -133,6 +136,112 @@ class Sandbox(unittest.TestCase):
         self.assertEqual(c[:3], ["/course-check", "--gpu", "--test-case=speed: *"])
         self.assertIn("--time-submission", c)
         self.assertEqual(c[-2:], ["--witness", "/dev/fd/3"])
+
+
+def elf(symbols):
+    """A minimal 64-bit little-endian ELF file with one symbol table: SYMBOLS are (name, STT type,
+    defined) triples; an undefined symbol has section index 0, a defined one index 1."""
+    strtab = b"\0"
+    entries = [b"\0" * 24]
+    for name, kind, defined in symbols:
+        entries.append(struct.pack("<IBBHQQ", len(strtab), 0x10 | kind, 0, 1 if defined else 0, 0, 0))
+        strtab += name.encode() + b"\0"
+    symtab = b"".join(entries)
+    header_size = 64
+    str_off, sym_off = header_size, header_size + len(strtab)
+    shoff = sym_off + len(symtab)
+    sections = [struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+                struct.pack("<IIQQQQIIQQ", 0, 3, 0, 0, str_off, len(strtab), 0, 0, 1, 0),   # SHT_STRTAB
+                struct.pack("<IIQQQQIIQQ", 0, 2, 0, 0, sym_off, len(symtab), 1, 1, 8, 24)]  # SHT_SYMTAB, link 1
+    header = bytearray(header_size)
+    header[:6] = b"\x7fELF\x02\x01"
+    struct.pack_into("<Q", header, 0x28, shoff)
+    struct.pack_into("<HHH", header, 0x3A, 64, len(sections), 1)
+    return bytes(header) + strtab + symtab + b"".join(sections)
+
+
+class DeviceHeap(unittest.TestCase):
+    """A kernel that allocates on the device heap keeps that memory across the witness's reloads of
+    its code: its lesson is not timed (witness.extract returns heap_calls' words as the cell's problem)."""
+
+    def calls(self, data: bytes):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "check.sm_90.cubin")
+            with open(p, "wb") as f:
+                f.write(data)
+            return witness.heap_calls(p)
+
+    def test_allocators_found_and_nothing_else(self):
+        FUNC, OBJECT = 2, 1
+        self.assertEqual(self.calls(elf([("malloc", FUNC, False), ("free", FUNC, False), ("_Z1kPf", FUNC, True)])), ["malloc"])
+        self.assertEqual(self.calls(elf([("__cuda_syscall_aligned_malloc", FUNC, False), ("vprintf", FUNC, False)])),
+                         ["__cuda_syscall_aligned_malloc"])
+        self.assertEqual(self.calls(elf([("vprintf", FUNC, False), ("__assertfail", FUNC, False), ("_Z1kPf", FUNC, True)])), [])
+        self.assertEqual(self.calls(elf([("malloc", FUNC, True)])), [])  # defined here: not the driver's heap
+        self.assertEqual(self.calls(elf([("malloc_table", OBJECT, False)])), [])
+        self.assertEqual(self.calls(elf([])), [])
+
+    def test_what_is_not_a_cubin_is_unreadable(self):
+        good = elf([("malloc", 2, False)])
+        for bad in (b"", b"\x7fELF", b"not an elf file at all" * 4, good[:100], good[:-8], b"\x7fELF\x01\x01" + good[6:]):
+            self.assertIsNone(self.calls(bad), bad[:16])
+        self.assertIsNone(witness.heap_calls("/nonexistent/x.cubin"))
+
+    def test_a_link_is_not_followed(self):
+        with tempfile.TemporaryDirectory() as d:
+            target = os.path.join(d, "real.cubin")
+            with open(target, "wb") as f:
+                f.write(elf([]))
+            os.symlink(target, os.path.join(d, "link.cubin"))
+            self.assertIsNone(witness.heap_calls(os.path.join(d, "link.cubin")))
+
+    def test_extract_names_the_allocator_as_the_cells_problem(self):
+        from grading.run import Step
+
+        class Box:  # cuobjdump in the sandbox, as a stand-in that writes the cubins it would
+            def __init__(self, cubins):
+                self.cubins = cubins
+
+            def run(self, cell_dir, number, name, limit, role, cmd, gpu, cap=0):
+                out = cmd[4]
+                os.makedirs(out, exist_ok=True)
+                for n, data in self.cubins.items():
+                    with open(os.path.join(out, n), "wb") as f:
+                        f.write(data)
+                return Step()
+
+        class Cell:
+            dir, number = "", 1
+
+        plain, heap = elf([("vprintf", 2, False)]), elf([("malloc", 2, False), ("free", 2, False)])
+        with tempfile.TemporaryDirectory() as d:
+            for i, (cubins, expect) in enumerate((({"check.sm_90.cubin": plain, "device.sm_90.cubin": plain}, None),
+                                                  ({"check.sm_90.cubin": heap, "device.sm_90.cubin": plain}, "malloc"),
+                                                  ({"check.sm_90.cubin": b"junk"}, "could not be read"),
+                                                  ({}, "no device code"))):
+                got = witness.extract(Box(cubins), Cell(), os.path.join(d, str(i)), "/bin/check", "cuobjdump")
+                if expect is None:
+                    self.assertIsNone(got)
+                else:
+                    self.assertIn(expect, got)
+            problem = witness.extract(Box({"a.cubin": heap}), Cell(), os.path.join(d, "x"), "b", "c")
+        self.assertEqual(speed_row(witness.merge(verdict_evidence(), {}, problem))["credit"], 0.0)
+
+    @unittest.skipUnless(shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc"), "no nvcc")
+    def test_cubins_nvcc_writes(self):
+        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        kernels = {"heap": "__global__ void k(float* o) { float* p = new float[4]; p[0] = 1; o[0] = p[0]; delete[] p; }",
+                   "aligned": "__global__ void k(float* o) { o[0] = __nv_aligned_device_malloc(64, 16) != nullptr; }",
+                   "plain": "#include <cstdio>\n__global__ void k(float* o) { o[threadIdx.x] = 1; printf(\"%f\", o[0]); }"}
+        with tempfile.TemporaryDirectory() as d:
+            found = {}
+            for name, code in kernels.items():
+                src, cubin = os.path.join(d, name + ".cu"), os.path.join(d, name + ".cubin")
+                with open(src, "w") as f:
+                    f.write(code + "\n")
+                subprocess.run([nvcc, "-arch=sm_90", "-cubin", "-o", cubin, src], check=True, capture_output=True)
+                found[name] = witness.heap_calls(cubin)
+        self.assertEqual(found, {"heap": ["malloc"], "aligned": ["__cuda_syscall_aligned_malloc"], "plain": []})
 
 
 if __name__ == "__main__":
