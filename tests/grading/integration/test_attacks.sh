@@ -148,17 +148,15 @@ row, finding, _ = speed["atk21"]
 if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or not (
         "speed case's size" in finding or finding.startswith("speed: 02.tiled: ")):
     print("FAIL: atk21: %s / %r / finding %r" % (row["status"], row["words"], finding)); ok = False
-row, finding, trapped = speed["atk25"]
-if row["status"] != "short" or not row["words"].startswith("not timed by the grader") or row.get("credit") != 0.0 or finding \
-        or not trapped <= speed["atk18"][2]:
-    print("FAIL: atk25: %s / %r / credit %r / finding %r / score %r, its honest twin's %r"
-          % (row["status"], row["words"], row.get("credit"), finding, trapped, speed["atk18"][2])); ok = False
-else:
-    print("score atk25 forge trap: %.1f%% (atk18 honest slow: %.1f%%)" % (100 * trapped, 100 * speed["atk18"][2]))
-row, finding, heap = speed["atk26"]
-if row["status"] != "short" or "device heap (malloc)" not in row["words"] or row.get("credit") != 0.0 or finding \
-        or not heap <= speed["atk18"][2]:
-    print("FAIL: atk26: %s / %r / credit %r / finding %r / score %r" % (row["status"], row["words"], row.get("credit"), finding, heap)); ok = False
+# The kernels the witness does not time: no speed credit, no finding, no more than their honest twin.
+for k, name, why in (("atk25", "atk25 forge trap", lambda w: w.startswith("not timed by the grader")),
+                     ("atk26", "atk26 forge heap", lambda w: "device heap (malloc)" in w)):
+    row, finding, got = speed[k]
+    if row["status"] != "short" or not why(row["words"]) or row.get("credit") != 0.0 or finding or not got <= speed["atk18"][2]:
+        print("FAIL: %s: %s / %r / credit %r / finding %r / score %r, its honest twin's %r"
+              % (k, row["status"], row["words"], row.get("credit"), finding, got, speed["atk18"][2])); ok = False
+    else:
+        print("score %s: %.1f%% (atk18 honest slow: %.1f%%)" % (name, 100 * got, 100 * speed["atk18"][2]))
 sys.exit(0 if ok else 1)
 PY
 fi

@@ -91,13 +91,18 @@ class Merge(unittest.TestCase):
         self.assertIsNone(witness.merge(None, {}, ""))
 
 
+def read_written(name, data: bytes, read):
+    """READ(path) of a file NAME holding DATA, in a temporary folder."""
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, name)
+        with open(p, "wb") as f:
+            f.write(data)
+        return read(p)
+
+
 class Lines(unittest.TestCase):
     def read(self, data: bytes):
-        with tempfile.TemporaryDirectory() as d:
-            p = os.path.join(d, "w.jsonl")
-            with open(p, "wb") as f:
-                f.write(data)
-            return witness.read_lines(p)
+        return read_written("w.jsonl", data, witness.read_lines)
 
     def test_first_line_of_each_exercise_and_junk_skipped(self):
         data = (json.dumps(line()) + "\n" + "not json\n\xff\n".encode("latin-1").decode("latin-1") + "[1,2]\n"
@@ -165,11 +170,7 @@ class DeviceHeap(unittest.TestCase):
     its code: its lesson is not timed (witness.extract returns heap_calls' words as the cell's problem)."""
 
     def calls(self, data: bytes):
-        with tempfile.TemporaryDirectory() as d:
-            p = os.path.join(d, "check.sm_90.cubin")
-            with open(p, "wb") as f:
-                f.write(data)
-            return witness.heap_calls(p)
+        return read_written("check.sm_90.cubin", data, witness.heap_calls)
 
     def test_allocators_found_and_nothing_else(self):
         FUNC, OBJECT = 2, 1
