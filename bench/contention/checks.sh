@@ -3,6 +3,11 @@
 # once on GPUs 0 and 1: unpinned, each pinned to half the CPUs, each pinned to one CPU. Prints the
 # machine's CPUs, NUMA nodes and the GPUs' CPU affinity first. Needs two GPUs; about 40 s.
 B=${1:?usage: checks.sh BUILD}
+for bin in 01_naive_transpose_check 04_reduction_check; do
+  [ -x "$B/$bin" ] || { echo "checks.sh: no $bin in $B: give the build folder of the course's checks"; exit 2; }
+done
+ngpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU [0-9]')
+[ "$ngpus" -ge 2 ] || { echo "$(basename "$0"): this machine has $ngpus GPU(s) (nvidia-smi -L); the probe needs two: nothing measured"; exit 3; }
 echo "== lscpu"; lscpu | grep -E "^(CPU\(s\)|Thread|Core|Socket|NUMA|Model name|L3)"
 echo "== numa"; cat /sys/devices/system/node/node*/cpulist 2>/dev/null | head
 echo "== topo"; nvidia-smi topo -m 2>&1 | head -6

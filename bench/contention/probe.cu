@@ -7,7 +7,10 @@
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "init";
     auto t0 = std::chrono::steady_clock::now();
-    cudaFree(nullptr);
+    if (cudaError_t e = cudaFree(nullptr); e != cudaSuccess) {
+        std::fprintf(stderr, "probe: no CUDA device: %s\n", cudaGetErrorString(e));
+        return 1;
+    }
     auto t1 = std::chrono::steady_clock::now();
     const size_t bytes = 16u << 20;
     if (!strcmp(mode, "alloc")) {

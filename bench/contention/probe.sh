@@ -5,6 +5,8 @@
 # on GPUs 0 and 1 at once. Each line: the context's start, the work, the process's wall time (s).
 # Needs two GPUs and nvcc; about 20 s.
 set -u
+ngpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU [0-9]')
+[ "$ngpus" -ge 2 ] || { echo "$(basename "$0"): this machine has $ngpus GPU(s) (nvidia-smi -L); the probe needs two: nothing measured"; exit 3; }
 here=$(cd -- "$(dirname -- "$0")" && pwd -P)
 bin=$(mktemp -d)/probe
 nvcc -O2 -arch=native -o "$bin" "$here/probe.cu" || exit 1
