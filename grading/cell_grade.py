@@ -88,7 +88,7 @@ def layer_run(g: Grading, r: CellRun) -> None:
 
 def _judge_step(g: Grading, r: CellRun, transcript: str, verdict_path: str) -> None:
     o = g.o
-    env = dict(os.environ, COURSE_REQUIRE_GPU="0" if o.host_only else "1")
+    env = dict(os.environ, COURSE_REQUIRE_GPU="0" if o.host_only else "1", **({} if o.host_only else sandbox.CUDA_ENV))
     if r.uuid:
         env["CUDA_VISIBLE_DEVICES"] = r.uuid
     cmd = judge.command(os.path.join(g.course.common, r.cell.lesson + "_check"), o.host_only, transcript, g.seed,

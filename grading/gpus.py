@@ -137,12 +137,15 @@ class Nvml:
                 if lib.nvmlDeviceGetComputeRunningProcesses_v3(h, ctypes.byref(count), infos) != 0:
                     return None  # (an error, or more than 64 processes: nvidia-smi lists them)
                 for p in infos[:count.value]:
+                    if p.pid in held_pids:
+                        continue
                     mem = "[N/A]" if p.usedGpuMemory == self.NOT_AVAILABLE else "%d MiB" % (p.usedGpuMemory >> 20)
                     said.append("%d, %s, %s" % (p.pid, self._name(lib, p.pid), mem))
             return " ".join(said[:3])
 
 
 nvml = Nvml()
+held_pids: set[int] = set()  # the grader's own processes that hold a GPU open (grading/gpu_hold.py): not "in use"
 _stats_lock = threading.Lock()
 stats = {"checks": 0, "seconds": 0.0, "waited": 0, "nvidia_smi": 0}  # what the checks of free GPUs cost this run
 
@@ -156,8 +159,14 @@ def in_use(uuid: str = "") -> str:
     with _stats_lock:
         stats["nvidia_smi"] += 1
     out = smi("--query-compute-apps=gpu_uuid,pid,process_name,used_memory", "--format=csv,noheader") or ""
-    lines = [l for l in out.splitlines() if l.strip() and (not uuid or uuid in l)]
+    lines = [l for l in out.splitlines() if l.strip() and (not uuid or uuid in l) and _pid(l) not in held_pids]
     return " ".join(l.split(",", 1)[1].strip() if "," in l else l for l in lines[:3])
+
+
+def _pid(line: str) -> int | None:
+    """The process id of a line of nvidia-smi --query-compute-apps=gpu_uuid,pid,...."""
+    fields = line.split(",")
+    return int(fields[1]) if len(fields) > 1 and fields[1].strip().isdigit() else None
 
 
 def wait_free(uuid: str = "", seconds: float = 20) -> str:

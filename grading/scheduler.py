@@ -11,8 +11,8 @@ import socket
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
+from . import gpu_hold, gradebook, runfolder
 from . import gpus as gpus_
-from . import gradebook, runfolder
 from .cell_build import build_or_say
 from .cell_grade import grade_cell
 from .context import Grading
@@ -154,9 +154,15 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     g.progress = Progress(log, len(todo))
     with open(log, "a") as f:
         f.write("%s grading %d cells on %s (log of one line per cell: %s)\n" % (now_utc(), len(todo), socket.gethostname(), log))
-    run_workers(g, ready, o.share)
-    if o.share > 1:  # a cell that did not pass everything is graded again, alone on its GPU
-        _grade_again_alone(g, todo)
+    holder = gpu_hold.Holder([x[1] for x in g.gpus] if not o.host_only else [])
+    if holder.uuids:
+        folder.info(gpu_hold.info(holder.uuids, holder.start()))
+    try:
+        run_workers(g, ready, o.share)
+        if o.share > 1:  # a cell that did not pass everything is graded again, alone on its GPU
+            _grade_again_alone(g, todo)
+    finally:
+        holder.stop()
     wait_all([compiling])
     runfolder.finish_not_graded(todo, "; ".join(g.stop_reasons[k] for k in sorted(g.stop_reasons)))
     folder.info(runfolder.timing_line(o, folder.cells, g.box.sandbox_s))

@@ -72,6 +72,17 @@ class Nvml(unittest.TestCase):
             self.assertEqual(gpus.in_use("GPU-b"), "4242, /tmp/box/build/01_check, 512 MiB")
             self.assertTrue(called.called)
 
+    def test_the_graders_own_holding_processes_are_not_in_use(self):
+        n = gpus.Nvml(self.lib)
+        with mock.patch.object(gpus, "held_pids", {4242}):
+            self.assertEqual(n.in_use("GPU-b"), "77, atk_escape, [N/A]")
+        with mock.patch.object(gpus, "held_pids", {4242, 77}):
+            self.assertEqual(n.in_use("GPU-b"), "")
+        smi = "GPU-b, 4242, python3, 518 MiB\nGPU-b, 99, other, 1 MiB\n"
+        with mock.patch.object(gpus, "nvml", gpus.Nvml(os.path.join(self.tmp, "no-such-library.so"))), \
+             mock.patch.object(gpus, "smi", return_value=smi), mock.patch.object(gpus, "held_pids", {4242}):
+            self.assertEqual(gpus.in_use("GPU-b"), "99, other, 1 MiB")
+
     def test_wait_free_asks_again_soon_then_gives_up(self):
         answers = ["1, p, 1 MiB", "1, p, 1 MiB", ""]
         with mock.patch.object(gpus, "in_use", side_effect=lambda uuid="": answers.pop(0)):

@@ -73,6 +73,10 @@ class CommandLine(unittest.TestCase):
         self.assertIn(("COURSE_REQUIRE_GPU", "1"), pairs(sandbox.command(cfg(), "run", "/b", uid=100001), "--setenv"))
         self.assertNotIn("COURSE_REQUIRE_GPU", sandbox.command(cfg(host_only=True), "run", "/b", uid=100001))
 
+    def test_one_work_queue_per_context_unless_host_only(self):
+        self.assertIn(("CUDA_DEVICE_MAX_CONNECTIONS", "1"), pairs(sandbox.command(cfg(), "run", "/b", uid=100001), "--setenv"))
+        self.assertNotIn("CUDA_DEVICE_MAX_CONNECTIONS", sandbox.command(cfg(host_only=True), "run", "/b", uid=100001))
+
     def test_hidden_shapes_and_status_fd(self):
         c = sandbox.command(cfg(hidden="/secret/h.txt"), "run", "/b", uid=100001, status_fd=7)
         self.assertIn(("/secret/h.txt", "/hidden-shapes.txt"), pairs(c, "--ro-bind"))
@@ -81,6 +85,8 @@ class CommandLine(unittest.TestCase):
     def test_no_sandbox(self):
         self.assertEqual(sandbox.command(cfg(no_sandbox=True), "run", "/b"), [])
         self.assertEqual(sandbox.command(cfg(no_sandbox=True), "run", "/b", gpu_uuid="GPU-a"),
+                         ["env", "CUDA_VISIBLE_DEVICES=GPU-a", "CUDA_DEVICE_MAX_CONNECTIONS=1"])
+        self.assertEqual(sandbox.command(cfg(no_sandbox=True, host_only=True), "run", "/b", gpu_uuid="GPU-a"),
                          ["env", "CUDA_VISIBLE_DEVICES=GPU-a"])
 
     def test_data_limit(self):
