@@ -83,7 +83,7 @@ def build_cell(g: Grading, cell: Cell) -> None:
     try:
         pc = cell.planned
         box = compile_.prepare_box(cell.dir, g.submissions, pc.source, o.max_source_kib * 1024,
-                                   g.box.cell_uid(cell.number), pc.inode if pc.nlink > 1 else ())
+                                   g.box.cell_uid(cell.number), pc.inode if pc.nlink > 1 else (), g.course.template)
         step = g.box.run(cell.dir, cell.number, "build", compile_.BUILD_LIMIT_S, "compile",
                          compile_.compile_command(g.course.view, box, cell.lesson, g.course.prebuilt, g.course.config), None)
         if step.rc == 0 and os.access(os.path.join(box, "build", cell.lesson + "_check"), os.X_OK):

@@ -9,7 +9,7 @@ import os
 import re
 import shutil
 
-from . import plan
+from . import cell_template, plan
 from .names import quote_output, visible
 
 BUILD_LIMIT_S = 600
@@ -24,10 +24,11 @@ class BoxError(Exception):
     """The grader could not prepare a cell's box: a grader error."""
 
 
-def prepare_box(cell_dir, submissions, source, max_bytes, uid=None, inode=()):
-    """box/src/main.cu and box/build, owned by UID when given. Raises plan.SourceError (the
-    submission's folder changed into something not allowed) or BoxError. INODE: the file the plan
-    resolved, for a main.cu with other hard links (plan.read_source)."""
+def prepare_box(cell_dir, submissions, source, max_bytes, uid=None, inode=(), template=""):
+    """box/src/main.cu and box/build (with TEMPLATE's configured files: cell_template), owned by
+    UID when given. Raises plan.SourceError (the submission's folder changed into something not
+    allowed) or BoxError. INODE: the file the plan resolved, for a main.cu with other hard links
+    (plan.read_source)."""
     data = plan.read_source(submissions, source, max_bytes, inode)
     box = os.path.join(cell_dir, "box")
     try:
@@ -35,6 +36,8 @@ def prepare_box(cell_dir, submissions, source, max_bytes, uid=None, inode=()):
             shutil.rmtree(box)
         os.makedirs(os.path.join(box, "src"))
         os.makedirs(os.path.join(box, "build"))
+        if template:
+            cell_template.copy_into(template, os.path.join(box, "build"))
         fd = os.open(os.path.join(box, "src", "main.cu"), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -52,8 +55,7 @@ def prepare_box(cell_dir, submissions, source, max_bytes, uid=None, inode=()):
 
 def build_script():
     """The command a compile runs in the sandbox (as bash -c SCRIPT compile VIEW BOX LESSON PREBUILT CONFIG...)."""
-    return ('cmake -S "$1" -B "$2/build" "${@:5}" -DCOURSE_GRADE_LESSON="$3" -DCOURSE_GRADE_SOURCE="$2/src/main.cu" '
-            '-DCOURSE_GRADE_COMMON="$4" && cmake --build "$2/build" --target "$3_check" -j 1')
+    return cell_template.CONFIGURE + ' && cmake --build "$2/build" --target "$3_check" -j 1'
 
 
 def compile_command(view, box, lesson, prebuilt, config):

@@ -38,6 +38,7 @@ class Course:
     entry: course_cache.Entry | None = None  # its entry of the course cache (None: built in OUT)
     cached: bool = False    # the entry was complete: nothing built
     lessons: list[str] | None = None  # the judges built (the entry is complete once they are)
+    template: str = ""      # the build folder a cell's configure starts from (cell_template), or ''
 
 
 def tail(path: str, n: int = 20) -> None:

@@ -5,7 +5,8 @@ An entry is named by a hash of what its build reads: every file of the course (b
 top-level build and hidden folders, __pycache__, --out, the submissions and the cache itself, and
 without following a link), the course's path, the cmake options, the tools that build it
 (cmake, ninja, nvcc, c++, g++ as found on PATH: path, size, time), the environment that picks a
-compiler, and the GPUs' compute capability when --arch is not given (the configure builds for the
+compiler (PATH too: the cells' configured template, grading/cell_template.py, found its tools
+there), and the GPUs' compute capability when --arch is not given (the configure builds for the
 GPU it finds). Change any of those and the next run builds a new entry.
 
 An entry is built whole (common/, the judges of the lessons the class hands in, prebuilt/ and
@@ -31,7 +32,7 @@ from .exits import ME
 
 KEEP = 2  # entries kept: the one just built and the one before it
 TOOLS = ("cmake", "ninja", "nvcc", "c++", "g++", "cc", "gcc")
-ENV = ("CC", "CXX", "CUDACXX", "CUDAHOSTCXX", "CUDAARCHS", "CUDA_PATH", "CUDA_HOME")
+ENV = ("CC", "CXX", "CUDACXX", "CUDAHOSTCXX", "CUDAARCHS", "CUDA_PATH", "CUDA_HOME", "PATH", "LD_LIBRARY_PATH")
 COMPLETE = "complete"
 
 

@@ -12,7 +12,7 @@ import sys
 from types import FrameType
 
 from . import box as box_
-from . import cellrecord, course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, similarity, slurm
+from . import cell_template, cellrecord, course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, similarity, slurm
 from .cell_evidence import Rubrics, load_rubrics
 from .context import Grading
 from .exits import ME, Exit, Stop, usage_error
@@ -114,6 +114,20 @@ def _memory_line(o: Options, data_limit_runs: bool) -> str:
             "RLIMIT_DATA of %d MiB on every compile%s. Transcripts up to %d MiB judged; student folders up to %d entries, main.cu up to %d KiB."
             % (o.mem_mib, o.mem_mib, ", run and judge" if data_limit_runs else
                " (not on runs: the course's own check failed under it here)", o.transcript_mib, o.max_files, o.max_source_kib))
+
+
+def _template(box: box_.Box, course: course_build.Course, lesson: str) -> str:
+    """The configured template of the cells' compiles (cell_template), made with the course (a
+    complete entry of the course cache: its own, if it has one); run-info.txt's line of it."""
+    why = "the course cache's entry was built without one"
+    if not course.cached:
+        try:
+            course.template, why = cell_template.make(box, course, lesson)
+        except OSError as e:
+            course.template, why = "", "grader error: %s" % visible(str(e))[:200]
+    else:
+        course.template = cell_template.ready(course)
+    return cell_template.info(course.template, why)
 
 
 class Grader:
@@ -225,6 +239,7 @@ class Grader:
         box.data_limit_runs = course.data_limit_runs
         if not o.no_sandbox:
             box.probe(course.prebuilt, folder.cells_dir, self.stop)
+        folder.info(_template(box, course, todo[0].lesson))
         assert o.seed is not None
         return Grading(o=o, seed=o.seed, submissions=self.submissions, course=course, box=box, rubrics=rubrics, gpus=self.gpus)
 
