@@ -23,10 +23,16 @@ class Box:
     data_limit_runs: bool = False  # RLIMIT_DATA on the runs too (course_build.probe_data_limit)
     hidden_arg: list[str] = field(default_factory=list)  # --hidden-shapes as a check sees it
     sandbox_s: float = 0.0        # what an empty sandbox costs to start (median of 3)
+    cpus: tuple[str, str] | None = None  # (the GPUs' steps' CPUs, the compiles' CPUs): grading/cpus.py
 
     def cell_uid(self, number: int) -> int | None:
         """The user id of cell NUMBER (None: the grader's own)."""
         return sandbox.cell_uid(self.uid_base, number) if self.as_root and not self.o.no_sandbox else None
+
+    def step_cpus(self, cpu_work: bool) -> str:
+        """The CPUs of a step (taskset list; '': any): CPU_WORK (a compile, its lint or static facts)
+        or a GPU's step."""
+        return "" if self.cpus is None else self.cpus[1] if cpu_work else self.cpus[0]
 
     def nproc_base(self) -> int:
         """Processes the grader's user runs already (they count against a cell's process limit)."""
@@ -40,7 +46,8 @@ class Box:
         FD3: a descriptor the command gets as its fd 3 (the transcript), and no other. JUDGE: the
         course's own check, shown in the sandbox at sandbox.WITNESS_JUDGE (the speed witness). A
         compile, and a BACKGROUND step (the CPU work beside a compile: its lint, its static facts),
-        runs at nice 10, below the GPUs' steps, which wait for no compile."""
+        runs at nice 10, below the GPUs' steps, which wait for no compile; with cpus set, each on
+        its own CPUs."""
         o = self.o
         uid = self.cell_uid(number)
         if uid is not None:
@@ -55,7 +62,8 @@ class Box:
         step = run.run_step(full, os.path.join(cell_dir, name + ".log"), limit, cap or o.output_kib * 1024,
                             mem_bytes=o.mem_mib << 20, uid=uid, count_procs=not o.no_sandbox,
                             pass_fds=() if fd3 is None else (fd3,),
-                            status=not o.no_sandbox, nice=10 if role == "compile" or background else 0)
+                            status=not o.no_sandbox, nice=10 if role == "compile" or background else 0,
+                            cpus=self.step_cpus(role == "compile" or background))
         with open(os.path.join(cell_dir, name + ".cut"), "w") as f:
             f.write("%d\n" % step.cut)
         if uid is not None:

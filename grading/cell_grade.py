@@ -96,7 +96,7 @@ def _judge_step(g: Grading, r: CellRun, transcript: str, verdict_path: str) -> N
     if g.course.data_limit_runs:
         cmd = ["prlimit", "--data=%d" % (o.mem_mib << 20), "--"] + cmd
     jstep = run.run_step(cmd, os.path.join(r.cell.dir, "judge.log"), o.timeout + 60, 4 << 20,
-                         mem_bytes=o.mem_mib << 20, env=env, cwd=r.cell.dir)
+                         mem_bytes=o.mem_mib << 20, env=env, cwd=r.cell.dir, cpus=g.box.step_cpus(False))
     r.judge_peak = jstep.peak_rss
     try:
         r.grade = judge.read_verdict(verdict_path, r.cell.lesson, g.seed)

@@ -179,9 +179,9 @@ def with_fd3(fd: int, cmd: list[str]) -> list[str]:
 
 
 def _start(cmd: list[str], log_path: str, res: Step, pass_fds: Sequence[int], env: dict[str, str] | None,
-           cwd: str | None, status: bool, nice: int) -> tuple[subprocess.Popen | None, int | None]:
+           cwd: str | None, status: bool, nice: int, cpus: str = "") -> tuple[subprocess.Popen | None, int | None]:
     """Popen of CMD (None when it cannot start: said in LOG_PATH, res.rc 127) and the read end of
-    the status pipe (with STATUS)."""
+    the status pipe (with STATUS); at NICE, on the CPUs of CPUS (a taskset list; '': any)."""
     status_r: int | None = None
     status_w: int | None = None
     fds = list(pass_fds)
@@ -191,6 +191,8 @@ def _start(cmd: list[str], log_path: str, res: Step, pass_fds: Sequence[int], en
         cmd = [str(status_w) if a == "{status_fd}" else a for a in cmd]
     if nice:
         cmd = ["nice", "-n", str(nice)] + list(cmd)
+    if cpus:
+        cmd = ["taskset", "-c", cpus] + list(cmd)
     try:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              pass_fds=fds, env=env, cwd=cwd, start_new_session=True)
@@ -317,7 +319,7 @@ def _exited(status_data: list[bytes]) -> bool:
 
 def run_step(cmd: list[str], log_path: str, limit_s: float, cap_bytes: int, mem_bytes: int = 0, uid: int | None = None,
              count_procs: bool = False, pass_fds: Sequence[int] = (), env: dict[str, str] | None = None,
-             cwd: str | None = None, status: bool = False, nice: int = 0) -> Step:
+             cwd: str | None = None, status: bool = False, nice: int = 0, cpus: str = "") -> Step:
     """Runs CMD (stdin /dev/null; stdout and stderr to LOG_PATH, cut at CAP_BYTES), killed after
     LIMIT_S seconds (rc 124) or above MEM_BYTES of resident memory (0: no limit). UID: the cell's
     user, whose processes are counted, measured and killed with it. STATUS: CMD is a sandbox
@@ -325,7 +327,7 @@ def run_step(cmd: list[str], log_path: str, limit_s: float, cap_bytes: int, mem_
     started from it."""
     res = Step()
     t0 = time.monotonic()
-    p, status_r = _start(cmd, log_path, res, pass_fds, env, cwd, status, nice)
+    p, status_r = _start(cmd, log_path, res, pass_fds, env, cwd, status, nice, cpus)
     if p is None:
         return res
     status_data = []

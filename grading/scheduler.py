@@ -11,6 +11,7 @@ import socket
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
+from . import cpus as cpus_
 from . import gpu_hold, gradebook, runfolder
 from . import gpus as gpus_
 from .cell_build import build_or_say
@@ -142,6 +143,10 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     if o.share > 1 and not o.host_only:
         _gpus_free(g, stop)
     print("%s: compiling %d cells, %d at a time, each in its sandbox; checks start as cells are ready" % (ME, len(todo), o.jobs), flush=True)
+    if not o.host_only:
+        workers = max(1, len(g.gpus)) * o.share
+        g.box.cpus = cpus_.split(workers)
+        folder.info(cpus_.info(g.box.cpus, workers))
     ready = Ready(g, todo)
     compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compiler")
     compiling = compiler.submit(compile_all, g, todo, ready)
