@@ -2,10 +2,10 @@
 machine), a cell's checks on its GPU (the run, the judge, the memcheck subset, the speed witness:
 processes that also work on the CPU) shared CPU cores with the compilers: on two H200s a cell's
 checks took 10% longer while compiles ran beside them, and with two GPUs the compiles run beside
-more of the checks. So, where the machine has cores enough, the GPUs' steps run on whole cores
-(both hardware threads of each) kept for them, PER_GPU_WORKER logical CPUs for each GPU worker,
-and the compiles and the CPU work beside them (lint, static facts) on the other cores, with
-taskset; the compiles keep at least half the cores. Elsewhere nothing is pinned."""
+more of the checks. So, where the machine has cores enough, each GPU of the machine has whole
+cores (both hardware threads of each) kept for its steps, PER_GPU_WORKER logical CPUs for each of
+its workers, and the compiles and the CPU work beside them (lint, static facts) run on the other
+cores, with taskset; the compiles keep at least half the cores. Elsewhere nothing is pinned."""
 from __future__ import annotations
 
 import os
@@ -53,24 +53,32 @@ def text(cpus: list[int]) -> str:
     return ",".join(out)
 
 
-def split(workers: int, allowed: set[int] | None = None, siblings: Callable[[int], str] = _siblings) -> tuple[str, str] | None:
-    """(the GPUs' CPUs, the compiles' CPUs) as taskset lists for WORKERS GPU workers: the last whole
-    cores holding PER_GPU_WORKER logical CPUs for each worker; None when the compiles would keep
-    less than half the cores, or there is no taskset."""
-    if workers < 1 or shutil.which("taskset") is None:
+def split(run_gpus: list[int], machine_gpus: int, share: int = 1, allowed: set[int] | None = None,
+          siblings: Callable[[int], str] = _siblings) -> tuple[str, str] | None:
+    """(this run's GPUs' CPUs, the compiles' CPUs) as taskset lists. Each of the MACHINE_GPUS GPUs
+    has whole cores at the end holding PER_GPU_WORKER x SHARE logical CPUs (GPU 0 the last ones),
+    the same in every run on the machine: two runs on two GPUs never pin their steps together, and
+    no run compiles on a GPU's cores. RUN_GPUS: the indices of this run's GPUs. None when the
+    compiles would keep less than half the cores, or there is no taskset."""
+    if not run_gpus or machine_gpus < 1 or max(run_gpus) >= machine_gpus or share < 1 or shutil.which("taskset") is None:
         return None
-    all_cores = cores(allowed if allowed is not None else os.sched_getaffinity(0), siblings)
-    kept: list[list[int]] = []
-    while all_cores and sum(len(c) for c in kept) < PER_GPU_WORKER * workers:
-        kept.insert(0, all_cores.pop())
-    if not kept or len(all_cores) < len(kept):
+    left = cores(allowed if allowed is not None else os.sched_getaffinity(0), siblings)
+    total = len(left)
+    blocks: list[list[int]] = []
+    for _ in range(machine_gpus):
+        block: list[int] = []
+        while left and len(block) < PER_GPU_WORKER * share:
+            block = left.pop() + block
+        blocks.append(block)
+    if len(left) * 2 < total or not all(blocks):
         return None
-    return text([c for core in kept for c in core]), text([c for core in all_cores for c in core])
+    return text([c for i in run_gpus for c in blocks[i]]), text([c for core in left for c in core])
 
 
-def info(pinned: tuple[str, str] | None, workers: int) -> str:
+def info(pinned: tuple[str, str] | None, machine_gpus: int, share: int) -> str:
     """run-info.txt's line of the CPUs."""
     if pinned is None:
-        return "CPUs: not pinned (too few cores to keep %d logical CPUs for each of %d GPU worker(s) and half for the compiles, or no taskset)." % (PER_GPU_WORKER, workers)
+        return ("CPUs: not pinned (too few cores to keep %d logical CPUs for each of the machine's %d GPU(s) and half "
+                "of the cores for the compiles, or no taskset)." % (PER_GPU_WORKER * share, machine_gpus))
     return ("CPUs: the GPUs' steps (run, judge, sanitizers, memcheck subset, speed witness) ran on CPUs %s, kept for them; "
             "the compiles, the lint and the static facts on CPUs %s (taskset)." % pinned)

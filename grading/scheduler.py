@@ -144,9 +144,10 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
         _gpus_free(g, stop)
     print("%s: compiling %d cells, %d at a time, each in its sandbox; checks start as cells are ready" % (ME, len(todo), o.jobs), flush=True)
     if not o.host_only:
-        workers = max(1, len(g.gpus)) * o.share
-        g.box.cpus = cpus_.split(workers)
-        folder.info(cpus_.info(g.box.cpus, workers))
+        machine = len(gpus_.listed() or []) or 1
+        idx = [int(x[0]) for x in g.gpus if x[0].isdigit()] if g.gpus else [0]  # (without --gpus: the first)
+        g.box.cpus = cpus_.split(idx if len(idx) == max(1, len(g.gpus)) else [], machine, o.share)
+        folder.info(cpus_.info(g.box.cpus, machine, o.share))
     ready = Ready(g, todo)
     compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compiler")
     compiling = compiler.submit(compile_all, g, todo, ready)
