@@ -1,11 +1,12 @@
 """CPUs of their own for the GPUs' steps. While the cells compile (16 at a time on a 32-CPU
 machine), a cell's checks on its GPU (the run, the judge, the memcheck subset, the speed witness:
-processes that also work on the CPU) shared CPU cores with the compilers: on two H200s a cell's
-checks took 10% longer while compiles ran beside them, and with two GPUs the compiles run beside
-more of the checks. So, where the machine has cores enough, each GPU of the machine has whole
-cores (both hardware threads of each) kept for its steps, PER_GPU_WORKER logical CPUs for each of
-its workers, and the compiles and the CPU work beside them (lint, static facts) run on the other
-cores, with taskset; the compiles keep at least half the cores. Elsewhere nothing is pinned."""
+processes that also work on the CPU) shared CPU cores with the compilers, and with two GPUs the
+compiles run beside more of the checks: on two H200s the median cell's checks took longer with
+both GPUs grading than with one (results/h200/two-gpus/README.md, template-48d3571). So, where
+the machine has cores enough, each GPU of the machine has whole cores (both hardware threads of
+each) kept for its steps, PER_GPU_WORKER logical CPUs for each of its workers, and the compiles and
+the CPU work beside them (lint, static facts) run on the other cores, with taskset; the compiles
+keep at least half the cores. Elsewhere nothing is pinned."""
 from __future__ import annotations
 
 import os
