@@ -57,10 +57,7 @@ def make(box: Box, course: Course, lesson: str) -> tuple[str, str]:
         pass
     uid = box.uid_base if box.as_root and not box.o.no_sandbox else None
     if uid is not None:
-        for root, _dirs, names in os.walk(top):
-            os.lchown(root, uid, uid)
-            for n in names:
-                os.lchown(os.path.join(root, n), uid, uid)
+        run.chown_tree(top, uid, uid)
     os.chmod(top, 0o755)
     cmd = ["bash", "-c", CONFIGURE, "configure", course.view, os.path.join(top, "box"), lesson, course.prebuilt] + course.config
     prefix = sandbox.command(box.cfg, "compile", os.path.join(top, "box"), uid=uid, nproc_base=box.nproc_base(),
@@ -70,10 +67,7 @@ def make(box: Box, course: Course, lesson: str) -> tuple[str, str]:
                         count_procs=not box.o.no_sandbox, status=not box.o.no_sandbox)
     if uid is not None:
         run.kill_uid(uid)
-        for root, _dirs, names in os.walk(top):  # (the grader's again: no user of the sandbox owns it)
-            os.lchown(root, os.getuid(), os.getgid())
-            for n in names:
-                os.lchown(os.path.join(root, n), os.getuid(), os.getgid())
+        run.chown_tree(top, os.getuid(), os.getgid())  # (the grader's again: no user of the sandbox owns it)
     if step.rc != 0 or len(files(folder(course))) < 2:
         return "", "its configure in the sandbox ended with exit code %d (see %s)" % (step.rc, log)
     with open(os.path.join(folder(course), "CMakeCache.txt"), "rb") as f:

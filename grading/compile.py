@@ -9,7 +9,7 @@ import os
 import re
 import shutil
 
-from . import cell_template, plan
+from . import cell_template, plan, run
 from .names import quote_output, visible
 
 BUILD_LIMIT_S = 600
@@ -42,10 +42,7 @@ def prepare_box(cell_dir, submissions, source, max_bytes, uid=None, inode=(), te
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         if uid is not None:
-            for root, _dirs, files in os.walk(box):
-                os.lchown(root, uid, uid)
-                for n in files:
-                    os.lchown(os.path.join(root, n), uid, uid)
+            run.chown_tree(box, uid, uid)
         os.chmod(cell_dir, 0o755)
         os.chmod(box, 0o755)
     except OSError as e:

@@ -52,7 +52,11 @@ class Holder:
         ready, _, _ = select.select([p.stdout], [], [], START_LIMIT_S)
         said = p.stdout.readline() if ready else b""
         if said != b"held\n":
-            return "CUDA did not start in the holding process (exit %s)" % p.poll()
+            try:  # (its output ended: it is ending, and its exit code comes a moment later)
+                rc = p.wait(timeout=2) if ready else p.poll()
+            except subprocess.TimeoutExpired:
+                rc = None
+            return "CUDA did not start in the holding process (exit %s)" % rc
         gpus_.held_pids.add(p.pid)
         busy = gpus_.in_use(uuid)
         if busy:

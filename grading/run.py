@@ -96,6 +96,14 @@ def kill_pids(pids: Iterable[int]) -> None:
             pass
 
 
+def chown_tree(top: str, uid: int, gid: int) -> None:
+    """TOP and everything under it owned by UID:GID (links themselves, never followed)."""
+    for root, _dirs, names in os.walk(top):
+        os.lchown(root, uid, gid)
+        for n in names:
+            os.lchown(os.path.join(root, n), uid, gid)
+
+
 def kill_uid(uid: int, wait_s: float = 10.0) -> bool:
     """Kills every process of UID (a cell's user) and waits until none is left (a big tmpfs takes a
     while to go). Returns True when none is left."""
