@@ -8,7 +8,7 @@ part of the wait of each GPU for the first cell). The COURSE_GRADE_* values are 
 every cell's configure.
 
 The template is made with the course: in the course cache's entry while this run builds it (the
-entry's name hashes PATH and the tools, which are what the detection finds), or in --out without
+entry's name hashes the tools found on PATH, which are what the detection finds), or in --out without
 a cache. A complete entry is never written again: one without a template (the sandbox could not
 configure it) leaves the cells to configure from nothing, as before."""
 from __future__ import annotations

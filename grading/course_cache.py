@@ -4,9 +4,9 @@ for the next run (grade.sh --course-cache DIR; by default build-grade-cache in t
 An entry is named by a hash of what its build reads: every file of the course (but for its
 top-level build and hidden folders, __pycache__, --out, the submissions and the cache itself, and
 without following a link), the course's path, the cmake options, the tools that build it
-(cmake, ninja, nvcc, c++, g++ as found on PATH: path, size, time), the environment that picks a
-compiler (PATH too: the cells' configured template, grading/cell_template.py, found its tools
-there), and the GPUs' compute capability when --arch is not given (the configure builds for the
+(cmake, ninja, nvcc, c++, g++ and python3 as found on PATH: path, size, time; what the cells'
+configured template, grading/cell_template.py, found), the environment that picks a compiler,
+and the GPUs' compute capability when --arch is not given (the configure builds for the
 GPU it finds). Change any of those and the next run builds a new entry.
 
 An entry is built whole (common/, the judges of the lessons the class hands in, prebuilt/ and
@@ -31,8 +31,8 @@ from . import gpus as gpus_
 from .exits import ME
 
 KEEP = 2  # entries kept: the one just built and the one before it
-TOOLS = ("cmake", "ninja", "nvcc", "c++", "g++", "cc", "gcc")
-ENV = ("CC", "CXX", "CUDACXX", "CUDAHOSTCXX", "CUDAARCHS", "CUDA_PATH", "CUDA_HOME", "PATH", "LD_LIBRARY_PATH")
+TOOLS = ("cmake", "ninja", "nvcc", "c++", "g++", "cc", "gcc", "python3")
+ENV = ("CC", "CXX", "CUDACXX", "CUDAHOSTCXX", "CUDAARCHS", "CUDA_PATH", "CUDA_HOME")
 COMPLETE = "complete"
 
 
