@@ -54,14 +54,16 @@ def text(cpus: list[int]) -> str:
     return ",".join(out)
 
 
-def split(run_gpus: list[int], machine_gpus: int, share: int = 1, allowed: set[int] | None = None,
+def split(run_gpus: list[str], machine_gpus: int, share: int = 1, allowed: set[int] | None = None,
           siblings: Callable[[int], str] = _siblings) -> tuple[str, str] | None:
     """(this run's GPUs' CPUs, the compiles' CPUs) as taskset lists. Each of the MACHINE_GPUS GPUs
     has whole cores at the end holding PER_GPU_WORKER x SHARE logical CPUs (GPU 0 the last ones),
     the same in every run on the machine: two runs on two GPUs never pin their steps together, and
-    no run compiles on a GPU's cores. RUN_GPUS: the indices of this run's GPUs. None when the
-    compiles would keep less than half the cores, or there is no taskset."""
-    if not run_gpus or machine_gpus < 1 or max(run_gpus) >= machine_gpus or share < 1 or shutil.which("taskset") is None:
+    no run compiles on a GPU's cores. RUN_GPUS: the indices of this run's GPUs, as nvidia-smi
+    gives them. None for an index it does not know, when the compiles would keep less than half
+    the cores, or when there is no taskset."""
+    if not run_gpus or not all(i.isdigit() and int(i) < machine_gpus for i in run_gpus) or share < 1 \
+            or shutil.which("taskset") is None:
         return None
     left = cores(allowed if allowed is not None else os.sched_getaffinity(0), siblings)
     total = len(left)
@@ -73,7 +75,7 @@ def split(run_gpus: list[int], machine_gpus: int, share: int = 1, allowed: set[i
         blocks.append(block)
     if len(left) * 2 < total or not all(blocks):
         return None
-    return text([c for i in run_gpus for c in blocks[i]]), text([c for core in left for c in core])
+    return text([c for i in run_gpus for c in blocks[int(i)]]), text([c for core in left for c in core])
 
 
 def info(pinned: tuple[str, str] | None, machine_gpus: int, share: int) -> str:

@@ -145,8 +145,7 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     print("%s: compiling %d cells, %d at a time, each in its sandbox; checks start as cells are ready" % (ME, len(todo), o.jobs), flush=True)
     if not o.host_only:
         machine = len(gpus_.listed() or []) or 1
-        idx = [int(x[0]) for x in g.gpus if x[0].isdigit()] if g.gpus else [0]  # (without --gpus: the first)
-        g.box.cpus = cpus_.split(idx if len(idx) == max(1, len(g.gpus)) else [], machine, o.share)
+        g.box.cpus = cpus_.split([x[0] for x in g.gpus] or ["0"], machine, o.share)  # (without --gpus: the first)
         folder.info(cpus_.info(g.box.cpus, machine, o.share))
     ready = Ready(g, todo)
     compiler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compiler")
