@@ -310,7 +310,7 @@ class Rules(unittest.TestCase):
         self.assertEqual(len(rendering_problems(question.format("2. Lane `l` reads word `6l`."))), 3)
         self.assertEqual(rendering_problems(question.format("Two. Lane `l` reads word `6l`.")), [])
         self.assertEqual(rendering_problems(question.format("Two wavefronts:\n   1. x\n   2. y")), [])
-        # On the site (Python-Markdown) only: a top-level answer whose text is indented four spaces.
+        # An answer outside a list item, too.
         self.assertTrue(rendering_problems("<details><summary>A</summary>\n\n1. x\n\n</details>\n"))
         # Prose that begins a line with a number: a list where it starts a block or cuts into a paragraph.
         self.assertTrue(rendering_problems("Half of it:\n\n7. 50 % of 228 KiB is 114 KiB.\n"))
