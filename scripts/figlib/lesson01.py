@@ -257,10 +257,20 @@ def block_sectors() -> str:
 
 def loads_in_flight() -> str:
     per_thread = models.constant(SRC, "kPerThread")
-    W, H = 780, 430
+    return in_flight_timeline(("copy_kernel", "1 load, then", "its store"),
+                              ("copy_4_per_thread", f"{per_thread} loads into v[k],", "then the stores"),
+                              per_thread, "v", "a store", "one thread of each copy")
+
+
+def in_flight_timeline(one: tuple[str, str, str], many: tuple[str, str, str], per_thread: int, regs: str,
+                       store: str, who: str, next_load: str = "the next thread's load") -> str:
+    """One load in flight per thread against per_thread, schematic. one, many: (kernel, two lines
+    of what its thread does); regs: the register array the loads go to; store: what the orange
+    ticks are; next_load: what the first kernel's slot loads next. Lesson 03 draws its own kernels
+    with it."""
+    W, H = 780, 450
     s = Svg(W, H, f"A schematic timeline: one load in flight per thread against {per_thread}")
-    s.text(20, 24, "Loads in flight: one thread of each copy, over time (schematic, not to scale)", size=15,
-           bold=True)
+    s.text(20, 24, f"Loads in flight: {who} (schematic, not to scale)", size=15, bold=True)
     s.text(20, 43, "A thread waits at the first instruction that uses a loaded value, not at the load itself.",
            size=12)
     x0, lat, issue = 160, 280, 14   # px: where time starts, one latency, one issue slot
@@ -291,27 +301,27 @@ def loads_in_flight() -> str:
         del at
 
     # (a) copy_kernel: load, wait, store; the SM then runs another thread in that slot
-    ya = 78
-    s.text(20, ya + 11, "copy_kernel", size=12, bold=True, mono=True)
-    s.text(20, ya + 27, "1 load, then", size=11)
-    s.text(20, ya + 41, "its store", size=11)
+    ya = 86
+    s.text(20, ya - 8, one[0], size=12, bold=True, mono=True)
+    s.text(20, ya + 11, one[1], size=11)
+    s.text(20, ya + 25, one[2], size=11)
     load_bar(x0, ya, "load: in flight")
     store_tick(x0 + lat, ya)
     second = x0 + lat + issue
-    load_bar(second, ya, "the next thread's load", dash="4,3")
+    load_bar(second, ya, next_load, dash="4,3")
     in_flight(ya + 62, [x0, second], 7, f"{FLOAT} bytes in flight")
 
     # (b) copy_4_per_thread: kPerThread loads issued back to back, then the stores
-    yc = 186
-    s.text(20, yc + 11, "copy_4_per_thread", size=12, bold=True, mono=True)
-    s.text(20, yc + 27, f"{per_thread} loads into v[k],", size=11)
-    s.text(20, yc + 41, "then the stores", size=11)
+    yc = 192
+    s.text(20, yc - 8, many[0], size=12, bold=True, mono=True)
+    s.text(20, yc + 11, many[1], size=11)
+    s.text(20, yc + 25, many[2], size=11)
     issued = [x0 + k * issue for k in range(per_thread)]
     for k, t in enumerate(issued):
         load_bar(t, yc + k * 17, f"load {k}")
         store_tick(t + lat, yc + k * 17)
     s.line(x0 + lat, yc - 6, x0 + lat, yc + per_thread * 17 + 2, stroke="ink", width=1, dash="3,3")
-    s.text(x0 + lat + 4, yc - 8, "first use of v[0]: the thread waits here, once", size=10)
+    s.text(x0 + lat + 4, yc - 10, f"first use of {regs}[0]: the thread waits here, once", size=10)
     in_flight(yc + per_thread * 17 + 62, issued, 7, f"{per_thread} \u00d7 {FLOAT} = {per_thread * FLOAT} bytes in flight")
 
     # time axis and the latency
@@ -320,9 +330,10 @@ def loads_in_flight() -> str:
     s.text(axis_end, yt + 16, "time", size=11, anchor="end")
     s.line(x0, yt + 12, x0 + lat, yt + 12, stroke="ink", width=1, arrow=True)
     s.text(x0 + lat / 2, yt + 26, "one latency: hundreds of ns from device memory", size=11, anchor="middle")
-    s.text(20, H - 30, f"Per latency, a thread of copy_kernel moves {FLOAT} bytes, one of copy_4_per_thread "
-                       f"{per_thread * FLOAT}: bandwidth = bytes in flight / latency.", size=12)
-    s.text(20, H - 12, "Blue bar: a load in flight (requested, not yet received). Orange: a store. "
+    s.text(20, H - 48, f"Per latency, a thread of {one[0]} moves {FLOAT} bytes, one of {many[0]} "
+                       f"{per_thread * FLOAT}.", size=12)
+    s.text(20, H - 30, "Little's law: bandwidth = bytes in flight / latency.", size=12, bold=True)
+    s.text(20, H - 12, f"Blue bar: a load in flight (requested, not yet received). Orange: {store}. "
                        "Blue line: the thread's bytes in flight.", size=11, italic=True)
     return s.to_string()
 
