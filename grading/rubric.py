@@ -70,7 +70,12 @@ def validate_rubric(rubric, where="rubric"):
                 raise RubricError("%s: \"max_ratio\" must be a number above \"min_ratio\" and at most %g" % (w, MAX_RATIO))
             if not _text(rule.get("short_fast")):
                 raise RubricError("%s has \"max_ratio\" but no \"short_fast\" (the words shown above it)" % w)
+        if "idea" in rule and not _text(rule["idea"]):
+            raise RubricError("%s: \"idea\" must be words (the idea of the lesson this exercise teaches)" % w)
         _validate_curve(rule, w)
+    for i, rule in enumerate(rubric.get("rules", [])):
+        if "idea" in rule and (rule["idea"] is not True or not _text(rule.get("exercise"))):
+            raise RubricError("%s: static rule %d: \"idea\" must be true, on a rule with an \"exercise\"" % (where, i + 1))
     for i, rule in enumerate(counters):
         w = "%s: counters rule %d" % (where, i + 1)
         if not isinstance(rule, dict):
