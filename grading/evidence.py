@@ -23,13 +23,11 @@ performance rule fell short), 2 bad input.
 A rubric (lessons/NN_name/rubric.json) holds three kinds of rules, each optional:
   "speed":    [{"exercise": "02.tiled", "min_ratio": 0.8, "short": "... {ratio} ...", "idea": "..."}]
               (optional "max_ratio" with "short_fast": an exercise that asks for the slower of two
-              patterns falls short above it too; it is judged before the plausibility bound;
-              "idea": the idea of the lesson the exercise teaches, shown with a speed shortfall)
+              patterns falls short above it too; it is judged before the plausibility bound)
   "rules":    static facts of the compiled kernels (grading/static_evidence.py); an optional
               "exercise" names the exercise a rule belongs to; "required": true makes it a
-              contract (judged here, but it is correctness, not performance); "idea": true makes
-              it the exercise's idea, seen in the compiled code: short, the exercise's speed
-              earns no credit (a kernel fast without the idea its lesson teaches)
+              contract (judged here, but it is correctness, not performance); "idea": true: short,
+              the exercise's speed earns no credit (rubric.idea_missed)
   "counters": [{"exercise", "kernel": regex, "metric", "op", "value", "per": metric or null, "short"}]
 
 The speed ratio of an exercise is (sub.ceiling_ms / sub.ms) / (sol.ceiling_ms / sol.ms): the
@@ -56,12 +54,11 @@ import sys
 
 from . import cmdline
 from . import static_evidence as se
-from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, load_rubric, percent
+from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, idea_missed, load_rubric, percent, with_idea
 from .rubric import FULL, ZERO, speed_credit
 from .rubric import validate_rubric as validate_rubric  # (the tests and the tools call it here too)
 
-WORDS = 800  # a row's words: a rubric's shortfall (at most MAX_WORDS) and the idea it names
-MIN_CEILING_SHARE = 0.5  # a submission's time under this share of its ceiling's is implausible
+MIN_CEILING_SHARE, WORDS = 0.5, 800  # a time under this share of its ceiling's is implausible; a row's words: a shortfall and its idea
 
 MET, SHORT, NOT_MEASURED = "met", "short", "not measured"
 
@@ -160,25 +157,8 @@ def judge_speed(rubric, evidence):
                              % (percent(ratio), percent(rule["min_ratio"]), "" if base["credit"] >= 1 else
                                 "; full speed credit from %s" % percent(base["full"])), **base))
         else:
-            rows.append(_row("speed", ex, SHORT, _with_idea(rule["short"].replace("{ratio}", percent(ratio)), rule), **base))
+            rows.append(_row("speed", ex, SHORT, with_idea(rule["short"].replace("{ratio}", percent(ratio)), rule), **base))
     return rows
-
-
-def _with_idea(words, rule):
-    """A speed shortfall's words, with the idea of the exercise's lesson where the rubric names it."""
-    return "%s (the idea of %s: %s)" % (words, rule["exercise"], rule["idea"]) if rule.get("idea") else words
-
-
-def _idea_missed(rubric, rows):
-    """A static rule marked "idea" that fell short takes its exercise's speed credit away: the kernel
-    may be fast, but not by the idea its lesson teaches (lesson 03's records without the extern buffer)."""
-    ideas = {rule["exercise"]: rule for rule in rubric.get("speed", []) if rule.get("idea")}
-    for missed in [r for r in rows if r["kind"] == "static" and r.get("idea") and r["status"] == SHORT]:
-        for r in rows:
-            if r["kind"] == "speed" and r["exercise"] == missed["exercise"] and r.get("credit") is not None:
-                r["credit"], r["status"] = 0.0, SHORT
-                rule = ideas.get(r["exercise"], {"exercise": r["exercise"]})
-                r["words"] = _clean(_with_idea("no speed credit: %s" % missed["words"], rule), WORDS)
 
 
 def _default_exercise(rubric):
@@ -209,8 +189,7 @@ def judge_static(rubric, facts, facts_problem=None):
                         expect=r.get("expect", "")) for r in mine]
         bad = [r for r in mine if r["status"] in ("short", "missing")]
         if bad:
-            rows.append(_row(kind, ex, SHORT, bad[0]["words"], kernel=rule["kernel"], fact=label, kernels=kernels,
-                             idea=rule.get("idea") is True))
+            rows.append(_row(kind, ex, SHORT, bad[0]["words"], kernel=rule["kernel"], fact=label, kernels=kernels, idea="idea" in rule))
         elif mine and all(r["status"] == "ok" for r in mine):
             rows.append(_row(kind, ex, MET, rule.get("ok", ""), kernel=rule["kernel"], fact=label, kernels=kernels))
         else:
@@ -278,7 +257,7 @@ def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None):
     Each row: kind (speed | static | contract | counters), exercise, status (met | short | not
     measured), words, and the kind's numbers (a speed row: ratio, ceiling_fraction, ms, ...)."""
     rows = judge_speed(rubric, evidence) + judge_static(rubric, facts, facts_problem) + judge_counters(rubric, counters)
-    _idea_missed(rubric, rows)
+    idea_missed(rubric, rows, SHORT, WORDS)
     perf = [r for r in rows if r["kind"] != "contract"]
     met = sum(1 for r in perf if r["status"] == MET)
     short = sum(1 for r in perf if r["status"] == SHORT)

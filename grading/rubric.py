@@ -159,3 +159,21 @@ def _clean(text, limit=MAX_WORDS):
 
 def percent(x):
     return "%.0f%%" % (100 * x)
+
+
+def with_idea(words, rule):
+    """A speed shortfall's words, with the idea of the exercise's lesson where the rubric names it."""
+    return "%s (the idea of %s: %s)" % (words, rule["exercise"], rule["idea"]) if rule.get("idea") else words
+
+
+def idea_missed(rubric, rows, short, limit):
+    """A static rule marked "idea" that fell short (status SHORT) takes its exercise's speed credit
+    away: the kernel may be fast, but not by the idea its lesson teaches (lesson 03's records
+    without the extern buffer). ROWS: grading/evidence.py's, changed in place."""
+    ideas = {rule["exercise"]: rule for rule in rubric.get("speed", []) if rule.get("idea")}
+    for missed in [r for r in rows if r["kind"] == "static" and r.get("idea") and r["status"] == short]:
+        for r in rows:
+            if r["kind"] == "speed" and r["exercise"] == missed["exercise"] and r.get("credit") is not None:
+                r["credit"], r["status"] = 0.0, short
+                rule = ideas.get(r["exercise"], {"exercise": r["exercise"]})
+                r["words"] = _clean(with_idea("no speed credit: %s" % missed["words"], rule), limit)

@@ -416,6 +416,11 @@ __global__ void speed_small_ints(float* out, int n, std::uint64_t seed) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = floorf(course::speed_float(seed, static_cast<std::uint64_t>(i)) * 8.0f);
 }
+void draw_small_ints(course::DeviceBuffer<float>& out, std::uint32_t seed) {
+    const int n = static_cast<int>(out.size());
+    speed_small_ints<<<course::ceil_div(n, kBlock), kBlock>>>(out.data(), n, seed);
+    CUDA_CHECK_LAUNCH();
+}
 
 /// kRounds sums of the block (kWarps == false) or of each warp: `sum(v)` must give every thread of
 /// its block (or the warp's lane 0, the contract of warp_sum) the total. Each thread writes the sum
@@ -448,21 +453,6 @@ struct CubBlockSum {
         return total;
     }
 };
-struct PlainBlockSum {  // the course's reference: one thread adds the 256 values in order
-    __device__ float operator()(float v) const {
-        __shared__ float s[kBlock];
-        __shared__ float total;
-        s[threadIdx.x] = v;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            float sum = 0.0f;
-            for (int j = 0; j < kBlock; ++j) sum += s[j];
-            total = sum;
-        }
-        __syncthreads();
-        return total;
-    }
-};
 struct WarpSum {
     __device__ float operator()(float v) const { return warp_sum(v); }
 };
@@ -478,6 +468,17 @@ struct PlainWarpSum {  // the course's reference: each lane adds the warp's 32 v
         float sum = 0.0f;
         for (int j = 0; j < kWarp; ++j) sum += __shfl_sync(kFullMask, v, j);
         return sum;
+    }
+};
+struct PlainBlockSum {  // the course's reference: each warp's total as above, then every thread adds the 8 in order
+    __device__ float operator()(float v) const {
+        __shared__ float warp_totals[kBlock / kWarp];
+        const float mine = PlainWarpSum{}(v);
+        if (threadIdx.x % kWarp == 0) warp_totals[threadIdx.x / kWarp] = mine;
+        __syncthreads();
+        float sum = 0.0f;
+        for (int w = 0; w < kBlock / kWarp; ++w) sum += warp_totals[w];
+        return sum;  // (on_chip_rounds' barrier comes before the next round writes warp_totals)
     }
 };
 
@@ -511,19 +512,22 @@ constexpr int kTreeRounds = 1024, kWarpRounds = 4096;
 
 /// The on-chip speed case of `exercise`: `kernel` beside `ceiling` (CUB's sum in the same loop), on
 /// 8 blocks per SM (the most of 256 threads an SM holds), its output checked through one hash per
-/// block against the course's `reference`.
+/// block against the course's `reference` on the same input (in the witness: on each run's seed,
+/// drawn again after the launch into buffers of the reference's own).
 void check_on_chip_speed(const char* exercise, const char* name, OnChipKernel kernel, OnChipKernel ceiling,
                          OnChipKernel reference, int rounds) {
     const int blocks = 8 * course::query_device().sm_count, n = blocks * kBlock;
     course::DeviceBuffer<float> in(static_cast<std::size_t>(n)), out(in.size());
-    const auto draw = [&] {
-        speed_small_ints<<<course::ceil_div(n, kBlock), kBlock>>>(in.data(), n, course::seeded(0x5eed));
+    const auto expected_of = [&](std::uint32_t seed) {
+        course::DeviceBuffer<float> x(in.size()), sums(in.size());
+        draw_small_ints(x, seed);
+        reference<<<blocks, kBlock>>>(x.data(), rounds, sums.data());
         CUDA_CHECK_LAUNCH();
+        return course::device_row_hashes(sums, kBlock);
     };
-    draw();
-    reference<<<blocks, kBlock>>>(in.data(), rounds, out.data());
-    CUDA_CHECK_LAUNCH();
-    const std::vector<std::uint64_t> expected = course::device_row_hashes(out, kBlock);
+    const std::uint32_t seed = course::seeded(0x5eed);
+    draw_small_ints(in, seed);
+    const std::vector<std::uint64_t> expected = expected_of(seed);
     const auto launch_with = [&](OnChipKernel k) {
         k<<<blocks, kBlock>>>(in.data(), rounds, out.data());
         CUDA_CHECK_LAUNCH();
@@ -536,9 +540,11 @@ void check_on_chip_speed(const char* exercise, const char* name, OnChipKernel ke
     const course::VerifyResult r = course::compare_exact(course::submitted(course::device_row_hashes(out, kBlock)), expected, 1);
     INFO("one hash per block of the sums of the totals each thread got, (block, 0): ", r.summary());
     CHECK(r.ok());
-    course::witness_speed(exercise, name, t, "CUB on chip", cub, shape, [&] { draw(); out.poison(); },
-                          [&] { launch_with(kernel); }, [&] {
-                              return course::compare_exact(course::device_row_hashes(out, kBlock), expected, 1).ok()
+    course::witness_speed(exercise, name, t, "CUB on chip", cub, shape,
+                          [&](std::uint32_t s) { draw_small_ints(in, s); out.poison(); },
+                          [&] { launch_with(kernel); }, [&](std::uint32_t s) {
+                              const std::vector<std::uint64_t> got = course::device_row_hashes(out, kBlock);
+                              return course::compare_exact(got, expected_of(s), 1).ok()
                                          ? "" : "your sums on chip at the speed case's size are wrong";
                           });
 }
@@ -548,8 +554,7 @@ void check_on_chip_speed(const char* exercise, const char* name, OnChipKernel ke
 OWN_GPU_TEST_CASE("the on-chip speed cases' references and CUB give the CPU's sums of the totals") {
     const int blocks = 3, n = blocks * kBlock, rounds = 5;
     course::DeviceBuffer<float> in(static_cast<std::size_t>(n)), out(in.size());
-    speed_small_ints<<<course::ceil_div(n, kBlock), kBlock>>>(in.data(), n, 99);
-    CUDA_CHECK_LAUNCH();
+    draw_small_ints(in, 99);
     const std::vector<float> x = in.to_host();
     for (int group : {kBlock, kWarp}) {
         std::vector<float> want(x.size());
