@@ -8,7 +8,7 @@ import os
 import time
 
 from . import compile as compile_
-from . import cellrecord, plan, witness
+from . import cellrecord, plan, shortcuts, witness
 from .cell_evidence import static_facts
 from .context import Grading
 from .findings import lint_finding
@@ -43,8 +43,8 @@ def run_lint(g: Grading, cell: Cell, box: str) -> str | None:
 
 
 def _after_compile(g: Grading, cell: Cell, box: str) -> None:
-    """The lint and the static facts of a cell that compiled (a grader error in either: not
-    applicable or not measured, and the cell is graded)."""
+    """The lint, the shortcuts (reduced precision, a library's work) and the static facts of a cell
+    that compiled (a grader error in any: not applicable or not measured, and the cell is graded)."""
     o = g.o
     if o.lint:
         t1 = time.monotonic()
@@ -54,6 +54,10 @@ def _after_compile(g: Grading, cell: Cell, box: str) -> None:
             cell.lint = "not applicable (grader error: %s)" % visible(str(e))[:200]
         cell.timing.add("lint_s", time.monotonic() - t1)
     binary = os.path.join(box, "build", cell.lesson + "_check")
+    # Reduced precision and a library's work: correctness, checked in every mode (grading/shortcuts.py).
+    t1 = time.monotonic()
+    cell.shortcuts = shortcuts.check(g, cell, box, binary)
+    cell.timing.add("shortcuts_s", time.monotonic() - t1)
     if o.performance and not o.host_only and g.rubrics.rubrics.get(cell.lesson, {}).get("rules"):
         t1 = time.monotonic()
         try:

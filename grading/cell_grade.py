@@ -311,6 +311,9 @@ def grade_cell(g: Grading, cell: Cell, gpu: tuple | None, share: int) -> str | N
     # 0. the lint's finding, made while the cell compiled: undefined behaviour no run of the compiled
     # kernel can show. It comes first in the cell's findings (its layer is first), once the run's are known.
     r.lint = [cell.lint] if cell.lint and cell.lint.startswith("undefined behaviour") else []
+    # and the compiled code's reduced precision, a library doing an exercise's work (grading/shortcuts.py):
+    # no pass, so no memcheck subset, no speed witness and no speed credit either.
+    r.lint += cell.shortcuts
     t0 = time.monotonic()
     layer_run(g, r)
     layer_judge(g, r)

@@ -56,6 +56,7 @@ class Cell:
     compile_finding: str = ""
     static: tuple = (None, "static facts not read")  # (facts, why not): set while it compiles
     lint: str | None = None  # the lint's finding, "not applicable (...)" or None (clean, or not run)
+    shortcuts: list[str] = field(default_factory=list)  # reduced precision, a library's work (grading/shortcuts.py)
     witness: str | None = "not extracted"  # the speed witness's device code: None ready, else why not (grading/witness.py)
     witness_unavailable: str = ""  # why this grading machine cannot time any cell with the witness (not the cell's fault)
     timing: CellTiming = field(default_factory=CellTiming)

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -506,4 +507,58 @@ TEST_CASE("speed cases: speed_float(seed, i) is splitmix64 stepped i + 1 times; 
     }
     CHECK(zeros < 3);
     CHECK(std::fabs(sum / a.size()) < 0.01);  // centred: both signs
+}
+
+// ---------------------------------------------------------------- the witness's memory (witness.hpp)
+
+TEST_CASE("witness: an allocation is rounded up to whole 2 MiB pages, so a buffer's slack lies inside what is cleared") {
+    CHECK(witness::kGranule == std::size_t{2} << 20);
+    CHECK(witness::rounded(0) == 0);
+    CHECK(witness::rounded(1) == witness::kGranule);
+    CHECK(witness::rounded(4) == witness::kGranule);  // lesson 04's one float: its 3 floats of slack are in the span
+    CHECK(witness::rounded(witness::kGranule) == witness::kGranule);
+    CHECK(witness::rounded(witness::kGranule + 1) == 2 * witness::kGranule);
+    CHECK(witness::rounded(std::size_t{256} << 20) == std::size_t{256} << 20);
+    const std::size_t top = std::numeric_limits<std::size_t>::max();
+    CHECK(witness::rounded(top - witness::kGranule + 1) == top - witness::kGranule + 1);
+    CHECK_THROWS_AS(witness::rounded(top - witness::kGranule + 2), std::length_error);
+    CHECK_THROWS_AS(witness::rounded(top), std::length_error);
+}
+
+TEST_CASE("witness: scrub() clears every span tracked, whole, and none that was freed") {
+    REQUIRE(witness::spans().empty());  // (nothing is tracked outside the witness)
+    alignas(64) static char a, b, c;    // addresses only: the stand-in below writes nothing
+    witness::track(&a, 4);
+    witness::track(&b, (std::size_t{3} << 20) + 5);
+    witness::track(&c, 1);
+    CHECK(witness::untrack(&b) == std::size_t{4} << 20);
+    CHECK(witness::untrack(&b) == 0);  // freed twice, or never tracked: nothing
+    std::vector<std::pair<void*, std::size_t>> cleared;
+    witness::scrub([&](void* at, std::size_t bytes) { cleared.emplace_back(at, bytes); });
+    const std::vector<std::pair<void*, std::size_t>> want{{&a, witness::kGranule}, {&c, witness::kGranule}};
+    CHECK(cleared == want);
+    CHECK(witness::spans().size() == 2);
+    witness::untrack(&a);
+    witness::untrack(&c);
+    cleared.clear();
+    witness::scrub([&](void* at, std::size_t bytes) { cleared.emplace_back(at, bytes); });
+    CHECK(cleared.empty());
+}
+
+TEST_CASE("witness: a check's cudaMalloc goes through the witness (linked with --wrap), which tracks nothing outside it") {
+    REQUIRE_FALSE(witness::active());
+    const std::size_t before = witness::mallocs_seen();
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, 4);  // (no GPU: an error, which is fine; the call still went through)
+    CHECK(witness::mallocs_seen() == before + 1);
+    CHECK(witness::spans().empty());
+    if (e == cudaSuccess) CHECK(cudaFree(p) == cudaSuccess);
+    cudaGetLastError();
+}
+
+TEST_CASE("witness: each launch's seed is drawn afresh, not from the grader's seed") {
+    const std::uint32_t first = witness::fresh_seed();
+    bool differs = false;
+    for (int i = 0; i < 8 && !differs; ++i) differs = witness::fresh_seed() != first;
+    CHECK(differs);  // (eight equal draws of 32 random bits: 2^-224)
 }

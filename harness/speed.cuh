@@ -110,22 +110,28 @@ inline void report_speed(const std::string& exercise, const std::string& kernel,
 
 /// The witness's timed runs of `launch` (under a Redirect when `theirs`): each run starts afresh, so
 /// that no run inherits anything from the one before. The submission's code is loaded again (its
-/// __device__ variables as its file gives them: a kernel that counts its launches, or keeps a result,
-/// starts over), one untimed launch (a freshly loaded kernel's first launch also loads it), then
-/// `prepare()` (the inputs put back, the outputs poisoned), the timed launch, and `problem()` on its
-/// output. The first problem ends the runs: `why` says it (`wrong` when it is the output).
+/// __device__ variables as its file gives them: a kernel that counts its launches starts over); then
+/// one untimed launch (a freshly loaded kernel's first launch also loads it) and the timed one, each
+/// after every buffer of this process was cleared whole, slack included (witness::scrub) and
+/// `prepare(seed)` drew the inputs from a seed of its own (witness::fresh_seed: no launch ever sees
+/// an input an earlier one saw, so an answer kept anywhere is the wrong one) and poisoned the
+/// outputs; after the timed launch `problem(seed)` checks the output against that seed's reference.
+/// The first problem ends the runs: `why` says it (`wrong` when it is the output).
 template <class Prepare, class Launch, class Problem>
 Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& problem, std::string& why, bool& wrong) {
     CudaEvent start, stop;
     std::vector<double> samples;
     for (int i = 0; i < kSpeedRuns && why.empty(); ++i) {
         if (theirs) witness::reload();
-        prepare();
+        witness::scrub();
+        prepare(witness::fresh_seed());
         {
             witness::Redirect on(theirs);
             launch();
         }
-        prepare();
+        witness::scrub();
+        const std::uint32_t seed = witness::fresh_seed();
+        prepare(seed);
         CUDA_CHECK(cudaDeviceSynchronize());
         {
             witness::Redirect on(theirs);
@@ -134,7 +140,7 @@ Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& prob
         why = witness::failure();
         if (why.empty() && theirs && witness::launches() == 0) why = "no kernel was launched";
         if (why.empty()) {
-            why = problem();
+            why = problem(seed);
             wrong = !why.empty();
         }
     }
@@ -143,11 +149,12 @@ Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& prob
 
 /// With --time-submission (harness/witness.hpp: this process is the course's own check, the grader's
 /// witness of the submission's speed): `launch` timed by witness_runs() with the course's kernels and
-/// then with the submission's in their place, each run after `prepare()` (the inputs as they were
-/// given, the outputs poisoned) and followed by `problem()` ("" when the output is right, else what is
-/// wrong). Reported beside the ceiling `c` timed above in this same process; the course's kernel's
-/// time is this one (timed the same way as the submission's), not `k`. Without --time-submission it
-/// does nothing.
+/// then with the submission's in their place, each launch after `prepare(seed)` (the inputs drawn
+/// from `seed`, all of them, and the outputs poisoned) and each timed one followed by
+/// `problem(seed)` ("" when the output is that seed's right answer, else what is wrong: a reference
+/// made after the launch, from `seed`, never from memory the kernel could have written). Reported
+/// beside the ceiling `c` timed above in this same process; the course's kernel's time is this one
+/// (timed the same way as the submission's), not `k`. Without --time-submission it does nothing.
 template <class Prepare, class Launch, class Problem>
 void witness_speed(const std::string& exercise, const std::string& kernel, const Timing& k, const std::string& ceiling,
                    const Timing& c, const std::string& shape, Prepare&& prepare, Launch&& launch, Problem&& problem) {
@@ -207,6 +214,18 @@ __global__ void column_hashes(const std::uint32_t* words, int rows, int cols, st
     hashes[c] = h;
 }
 
+/// hashes[c]: column_hashes' hash of column c of the rows x cols matrix fill_speed_floats draws from
+/// `seed`, made from speed_float alone, reading no memory (the witness's reference for a transpose:
+/// nothing a kernel wrote can change it). Each step's element is independent of the hash, so the
+/// loop is bound by the hash's chain of multiplies, not by memory.
+__global__ void transposed_speed_hashes(std::uint64_t seed, int rows, int cols, std::uint64_t* hashes) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    std::uint64_t h = kFnvStart;
+    for (int r = 0; r < rows; ++r) h = fnv1a(h, __float_as_uint(speed_float(seed, static_cast<std::uint64_t>(r) * cols + c)));
+    hashes[c] = h;
+}
+
 }  // namespace speed_kernels
 
 /// Fills `n` floats at `out` (device memory) with speed_floats(n, seed).
@@ -247,15 +266,25 @@ inline std::vector<std::uint64_t> device_transpose_row_hashes(const DeviceBuffer
     return hashes.to_host();
 }
 
+/// device_transpose_row_hashes of the rows x cols matrix fill_speed_floats draws from `seed`, from
+/// the seed alone (speed_kernels::transposed_speed_hashes).
+inline std::vector<std::uint64_t> transposed_speed_row_hashes(std::uint32_t seed, int rows, int cols) {
+    if (rows < 1 || cols < 1) throw std::invalid_argument("transposed_speed_row_hashes: no rows or no columns");
+    DeviceBuffer<std::uint64_t> hashes(static_cast<std::size_t>(cols));
+    speed_kernels::transposed_speed_hashes<<<ceil_div(cols, 64), 64>>>(seed, rows, cols, hashes.data());
+    CUDA_CHECK_LAUNCH();
+    return hashes.to_host();
+}
+
 /// The speed case of a transposing exercise (lessons 01, 02, 03, 06): `launch(in, out, rows, cols)`
 /// beside cudaMemcpy device-to-device of the same bytes, then its output's row hashes against
-/// those of the transpose, taken from the input before anything else ran.
+/// those of the transpose, taken from the input before anything else ran (in the witness: from each
+/// run's seed).
 template <class Launch>
 void check_transpose_speed(const std::string& exercise, const std::string& kernel, Launch&& launch) {
     const int rows = kSpeedRows, cols = kSpeedCols;
     DeviceBuffer<float> in(std::size_t{1} * rows * cols), out(in.size());
-    const auto draw_input = [&] { fill_speed_floats(in.data(), in.size(), seeded(0x5eed)); };
-    draw_input();
+    fill_speed_floats(in.data(), in.size(), seeded(0x5eed));
     const std::vector<std::uint64_t> expected = device_transpose_row_hashes(in, rows, cols);
     const Timing copy = time_speed([&] {
         CUDA_CHECK(cudaMemcpy(out.data(), in.data(), in.bytes(), cudaMemcpyDeviceToDevice));
@@ -267,9 +296,13 @@ void check_transpose_speed(const std::string& exercise, const std::string& kerne
     INFO("one hash per output row, (row, 0): ", r.summary());
     CHECK(r.ok());
     witness_speed(exercise, kernel, t, "copy", copy, std::to_string(rows) + "x" + std::to_string(cols),
-                  [&] { draw_input(); out.poison(); },
+                  [&](std::uint32_t seed) { fill_speed_floats(in.data(), in.size(), seed); out.poison(); },
                   [&] { launch(in.data(), out.data(), rows, cols); },
-                  [&] { return compare_exact(device_row_hashes(out, rows), expected, 1).ok() ? "" : "your kernel's output is wrong at the speed case's size"; });
+                  [&](std::uint32_t seed) {
+                      const std::vector<std::uint64_t> got = device_row_hashes(out, rows);
+                      return compare_exact(got, transposed_speed_row_hashes(seed, rows, cols), 1).ok()
+                                 ? "" : "your kernel's output is wrong at the speed case's size";
+                  });
 }
 
 #endif  // __CUDACC__

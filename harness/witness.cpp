@@ -12,6 +12,9 @@
 #include <dirent.h>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <random>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -25,6 +28,8 @@
 extern "C" cudaError_t __real___cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
 extern "C" cudaError_t __real___cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t);
 extern "C" cudaError_t __real_cudaLaunchKernel(const void*, dim3, dim3, void**, size_t, cudaStream_t);
+extern "C" cudaError_t __real_cudaMalloc(void**, size_t);
+extern "C" cudaError_t __real_cudaFree(void*);
 
 namespace course::witness {
 namespace {
@@ -39,6 +44,8 @@ struct State {
     std::string failure;
     std::size_t launches = 0;
     std::FILE* output = nullptr;  // --witness: "/dev/fd/N" (the grader's descriptor, written as it is) or a file appended to
+    std::vector<Span> spans;      // every allocation made while active, rounded (scrub())
+    std::size_t mallocs_seen = 0;
 };
 
 State& state() {
@@ -143,6 +150,43 @@ void reload() {
 
 bool active() { return state().active; }
 
+std::size_t rounded(std::size_t bytes) {
+    if (bytes > std::numeric_limits<std::size_t>::max() - (kGranule - 1))
+        throw std::length_error("witness::rounded: " + std::to_string(bytes) + " bytes cannot be rounded up");
+    return (bytes + kGranule - 1) / kGranule * kGranule;
+}
+
+void track(void* at, std::size_t bytes) { state().spans.push_back({at, rounded(bytes)}); }
+
+std::size_t untrack(void* at) {
+    std::vector<Span>& spans = state().spans;
+    const auto found = std::find_if(spans.begin(), spans.end(), [&](const Span& s) { return s.at == at; });
+    if (found == spans.end()) return 0;
+    const std::size_t bytes = found->bytes;
+    spans.erase(found);
+    return bytes;
+}
+
+std::vector<Span> spans() { return state().spans; }
+
+void scrub(const std::function<void(void*, std::size_t)>& zero) {
+    for (const Span& s : state().spans) zero(s.at, s.bytes);
+}
+
+void scrub() {
+    scrub([](void* at, std::size_t bytes) {
+        const cudaError_t e = cudaMemset(at, 0, bytes);
+        if (e != cudaSuccess) throw std::runtime_error(std::string("the witness could not clear its buffers: ") + cudaGetErrorString(e));
+    });
+}
+
+std::size_t mallocs_seen() { return state().mallocs_seen; }
+
+std::uint32_t fresh_seed() {
+    static std::random_device device;
+    return static_cast<std::uint32_t>(device());
+}
+
 Redirect::Redirect(bool on) { state().redirecting = on; }
 Redirect::~Redirect() { state().redirecting = false; }
 
@@ -201,4 +245,34 @@ extern "C" cudaError_t __wrap_cudaLaunchKernel(const void* f, dim3 g, dim3 b, vo
     if (!course::witness::state().redirecting) return __real_cudaLaunchKernel(f, g, b, a, s, st);
     course::witness::fail("the course's code launched a kernel the witness cannot redirect (grader error)");
     return cudaErrorNotSupported;
+}
+
+// ---------------------------------------------------------------- the wrapped allocations
+// Outside the witness each passes the call on. In it, cudaMalloc allocates whole kGranule pages,
+// zeroed and tracked (scrub() clears them all before each launch of a timed run), and cudaFree
+// zeroes a tracked span before the driver gets it back (what a kernel wrote there is not handed to
+// the next allocation). cudaFree(nullptr), which starts the context, passes on as it is.
+
+extern "C" cudaError_t __wrap_cudaMalloc(void** at, size_t size) {
+    course::witness::State& s = course::witness::state();
+    ++s.mallocs_seen;
+    if (!s.active || size == 0 || at == nullptr) return __real_cudaMalloc(at, size);
+    if (size > std::numeric_limits<std::size_t>::max() - (course::witness::kGranule - 1)) return cudaErrorMemoryAllocation;
+    const std::size_t bytes = course::witness::rounded(size);
+    cudaError_t e = __real_cudaMalloc(at, bytes);
+    if (e != cudaSuccess) return e;
+    e = cudaMemset(*at, 0, bytes);
+    if (e != cudaSuccess) {
+        __real_cudaFree(*at);
+        *at = nullptr;
+        return e;
+    }
+    course::witness::track(*at, bytes);
+    return cudaSuccess;
+}
+
+extern "C" cudaError_t __wrap_cudaFree(void* at) {
+    const std::size_t bytes = at == nullptr ? 0 : course::witness::untrack(at);
+    if (bytes > 0) cudaMemset(at, 0, bytes);  // (an error here is the free's to report)
+    return __real_cudaFree(at);
 }

@@ -114,6 +114,31 @@ forge() {
     printf '%s\n\n%s\n' "$text" "$code" > "$dir/$1/02_shared_transpose/main.cu"
   fi
 }
+# slow04 STUDENT NAME [OLD NEW]...: lesson 04's main.cu with reduce_vec4_last_block made slow (each
+# thread reads the input a second time and adds that sum times zero: correct, about half the speed),
+# each OLD replaced by NEW in it, then tests/grading/attacks/NAME.cu when NAME is not "-".
+slow04_old='    const float block_total = block_sum_shuffle<kThreads>(thread_sum_vec4<kLastBlockUnroll>(in, n));'
+slow04_new='    float again = 0.0f;  // (slow twin) the input read a second time, added as zero: about half the speed
+    for (long long i = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * kThreads)
+        again += in[i];
+    const float block_total = block_sum_shuffle<kThreads>(thread_sum_vec4<kLastBlockUnroll>(in, n) + (again - again));'
+slow04() {
+  local student=$1 name=$2 text
+  shift 2
+  text=$(< "$repo/lessons/04_reduction/main.cu")
+  set -- "$slow04_old" "$slow04_new" "$@"
+  while [ $# -ge 2 ]; do
+    [ "${text//"$1"/}" != "$text" ] || { echo "make_test_submissions.sh: $student: the text to edit is not in lesson 04's main.cu" >&2; exit 1; }
+    text=${text/"$1"/"$2"}
+    shift 2
+  done
+  mkdir -p -- "$dir/$student/04_reduction"
+  if [ "$name" = "-" ]; then
+    printf '%s\n' "$text" > "$dir/$student/04_reduction/main.cu"
+  else
+    printf '%s\n\n%s\n' "$text" "$(< "$repo/tests/grading/attacks/$name.cu")" > "$dir/$student/04_reduction/main.cu"
+  fi
+}
 if [ -n "$attacks_out" ]; then
   dir_abs=$(cd -- "$dir" && pwd -P)
   out_abs=$(mkdir -p -- "$attacks_out" && cd -- "$attacks_out" && pwd -P)
@@ -178,6 +203,29 @@ if [ -n "$attacks_out" ]; then
     static int* kept;  // (forge_heap.cu) memory on the device heap, which outlives a reload of this code
     if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && threadIdx.y == 0 && kept == nullptr)
         kept = static_cast<int*>(malloc(sizeof(int)));
+'
+  # State kept between timed runs: lesson 04's last-block sum, slow, honest (atk27) and keeping its sum
+  # in the slack of its output allocation, replayed after a spin (atk28: kept_state.cu).
+  slow04 "atk27 honest slow sum" -
+  slow04 "atk28 kept state" kept_state '    // EXERCISE BEGIN 04.last_block
+' '    // EXERCISE BEGIN 04.last_block
+    unsigned* const kept = reinterpret_cast<unsigned*>(out);  // (kept_state.cu) out[1..3]: tag, fingerprint, sum
+    unsigned print = 0;
+    if (n == (1LL << 26)) {
+        for (int j = 0; j < 8; ++j) print = print * 31u + __float_as_uint(__ldg(&in[n / 8 * j + 7]));
+        if (__ldcg(&kept[1]) == 0x6b657074u && __ldcg(&kept[2]) == print) {
+            if (blockIdx.x == 0 && threadIdx.x == 0) {
+                unsigned long long t0 = 0, t = 0;
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+                do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < 60000);
+                *out = __uint_as_float(__ldcg(&kept[3]));
+            }
+            return;
+        }
+    }
+' '        *blocks_done = 0;
+' '        *blocks_done = 0;
+        if (n == (1LL << 26)) kept[2] = print, kept[3] = __float_as_uint(total), kept[1] = 0x6b657074u;  // (kept_state.cu)
 '
   # Hard links: the course's solution under another name (never read), and one file handed in by
   # two students (both graded, each row naming the other). DIR must be on the course's filesystem.

@@ -110,7 +110,8 @@ GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also fr
 }
 
 // The speed cases of lessons 01, 02, 03 and 06 make their input and every hash on the GPU
-// (harness/speed.cuh): here, on small matrices, against the CPU definitions they stand for.
+// (harness/speed.cuh): here, on small matrices, against the CPU definitions they stand for (the
+// witness's expected hashes, made from the seed alone, too).
 OWN_GPU_TEST_CASE("speed cases: the GPU's inputs, row hashes and transpose hashes are the CPU's") {
     for (const auto& shape : {std::pair{1, 1}, std::pair{37, 19}, std::pair{5, 64}, std::pair{64, 33}, std::pair{300, 257}}) {
         const int rows = shape.first, cols = shape.second;
@@ -124,6 +125,7 @@ OWN_GPU_TEST_CASE("speed cases: the GPU's inputs, row hashes and transpose hashe
         CHECK(course::device_row_hashes(in, cols) == course::row_hashes(host, cols));
         const std::vector<float> transposed = course::transpose_cpu(host, rows, cols);
         CHECK(course::device_transpose_row_hashes(in, rows, cols) == course::row_hashes(transposed, rows));
+        CHECK(course::transposed_speed_row_hashes(9, rows, cols) == course::row_hashes(transposed, rows));
     }
     // Other element sizes, as lesson 03's records are hashed; one changed bit changes its row's hash.
     std::vector<double> d(12 * 10);

@@ -318,21 +318,23 @@ __global__ void sum_in_double(const float* x, long long n, double* sums) {
 /// exactly sum_cpu<double> (a GPU test case compares them).
 struct SpeedInput {
     course::DeviceBuffer<float> x;
-    std::uint32_t seed = 0;
     double reference = 0, sum_abs = 0;
-    /// x drawn again as speed_input() drew it (the speed witness puts it back before each run).
-    void draw() { course::fill_speed_floats(x.data(), x.size(), seed); }
+    /// x drawn from `seed`, and its sums (the speed witness draws it again from a new seed for each launch).
+    void draw(std::uint32_t seed) {
+        course::fill_speed_floats(x.data(), x.size(), seed);
+        course::DeviceBuffer<double> sums(2);
+        CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
+        const long long n = static_cast<long long>(x.size());
+        sum_in_double<<<std::min(course::ceil_div(n, 256), 1024u), 256>>>(x.data(), n, sums.data());
+        CUDA_CHECK_LAUNCH();
+        const std::vector<double> host = sums.to_host();
+        reference = host[0];
+        sum_abs = host[1];
+    }
 };
 SpeedInput speed_input(long long n, std::uint32_t seed) {
-    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n)), seed};
-    in.draw();
-    course::DeviceBuffer<double> sums(2);
-    CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
-    sum_in_double<<<std::min(course::ceil_div(n, 256), 1024u), 256>>>(in.x.data(), n, sums.data());
-    CUDA_CHECK_LAUNCH();
-    const std::vector<double> host = sums.to_host();
-    in.reference = host[0];
-    in.sum_abs = host[1];
+    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n))};
+    in.draw(seed);
     return in;
 }
 
@@ -364,13 +366,15 @@ void check_reduction_speed(const char* exercise, const Variant& v) {
     INFO(check.text);
     CHECK(check.pass);
     course::witness_speed(exercise, v.name, t, "CUB sum", cub, std::to_string(n),
-                          [&] {  // each witness run: the input as drawn, a new workspace, the sum poisoned
-                              s.draw();
+                          [&](std::uint32_t seed) {  // each witness launch: a new input, a new workspace, the sum poisoned
+                              course::fill_speed_floats(s.x.data(), s.x.size(), seed);
                               ws = Workspace(n, sm_count);
                               out.poison();
                           },
-                          [&] { v.launch(in.data(), n, out.data(), ws); }, [&] {
-                              const SumCheck w = check_sum(out.to_host()[0], s.reference, s.sum_abs, v.depth(n), n);
+                          [&] { v.launch(in.data(), n, out.data(), ws); }, [&](std::uint32_t seed) {
+                              const float got = out.to_host()[0];
+                              s.draw(seed);  // the input and its sums again, after the launch: what it computed from
+                              const SumCheck w = check_sum(got, s.reference, s.sum_abs, v.depth(n), n);
                               return w.pass ? std::string() : "your sum at the speed case's size: " + w.text;
                           });
 }

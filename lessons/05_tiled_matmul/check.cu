@@ -429,12 +429,22 @@ struct SpeedProblem {
     course::DeviceBuffer<int2> where_on_gpu;
     std::vector<double> expected;
     double max_abs_sum = 0;
-    std::uint32_t seed;
 
-    SpeedProblem(int m_, int n_, int k_, std::uint32_t seed_)
+    SpeedProblem(int m_, int n_, int k_, std::uint32_t seed)
         : m(m_), n(n_), k(k_), a(static_cast<std::size_t>(m_) * k_), b(static_cast<std::size_t>(k_) * n_),
-          c(static_cast<std::size_t>(m_) * n_), where(sample_positions(m_, n_, 256, seed_ + 2)), seed(seed_) {
-        draw_inputs();
+          c(static_cast<std::size_t>(m_) * n_) {
+        draw_inputs(seed);
+        expect(seed + 2);
+    }
+    /// A and B drawn from `seed` (the speed witness draws them from a new seed for each launch).
+    void draw_inputs(std::uint32_t seed) {
+        course::fill_speed_floats(a.data(), a.size(), seed);
+        course::fill_speed_floats(b.data(), b.size(), seed + 1);
+    }
+    /// The positions where C is checked, drawn from `where_seed`, and the reference there, from A and B
+    /// as they are now (the witness calls it after each timed launch, with A and B drawn again).
+    void expect(std::uint32_t where_seed) {
+        where = sample_positions(m, n, 256, where_seed);
         std::vector<int2> w;
         for (const auto& [i, j] : where) w.push_back(make_int2(i, j));
         where_on_gpu = course::DeviceBuffer<int2>(w);
@@ -443,12 +453,8 @@ struct SpeedProblem {
                                                                  value.data(), abs_sum.data());
         CUDA_CHECK_LAUNCH();
         expected = value.to_host();
+        max_abs_sum = 0;
         for (double x : abs_sum.to_host()) max_abs_sum = std::max(max_abs_sum, x);
-    }
-    /// A and B drawn again as the constructor drew them (the speed witness puts them back before each run).
-    void draw_inputs() {
-        course::fill_speed_floats(a.data(), a.size(), seed);
-        course::fill_speed_floats(b.data(), b.size(), seed + 1);
     }
     int count() const { return static_cast<int>(where.size()); }
     /// C at each position of `where`, in that order.
@@ -510,11 +516,14 @@ static void check_matmul_speed(const char* exercise, Launcher launch) {
     CHECK(r.ok());
     course::witness_speed(exercise, v.name, t, "cuBLAS SGEMM", ceiling,
                           std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k),
-                          [&] {  // each witness run: A and B as drawn, C poisoned
-                              p.draw_inputs();
+                          [&](std::uint32_t seed) {  // each witness launch: A and B drawn anew, C poisoned
+                              p.draw_inputs(seed);
                               p.c.poison();
                           },
-                          [&] { v.launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); }, [&] {
+                          [&] { v.launch(p.a.data(), p.b.data(), p.c.data(), p.m, p.n, p.k); }, [&](std::uint32_t seed) {
+                              // after the launch: A and B again, positions no launch could know, their reference
+                              p.draw_inputs(seed);
+                              p.expect(course::witness::fresh_seed());
                               return course::compare_close(p.sampled_c(), p.expected, 1, p.tolerance()).ok()
                                          ? "" : "your product is wrong at the speed case's size";
                           });

@@ -7,6 +7,13 @@ warp_sectors.svg: one warp reading a row (lane l at byte 4 l) against one warp r
 naive_two_sides.svg: the two naive kernels, in and out side by side, with the elements one warp
     reads and writes; which side is strided, and its sectors, again from the sector model, for
     the lesson's default shape (common/transpose_bench.cuh) and its 32-thread warp row (kBlockX).
+block_sectors.svg: the kBlockY warps of one block, for each naive kernel, on the strided side:
+    every warp's access falls in the same 32 sectors (the sector model, warp w at byte offset 4 w),
+    so the strided reads are gathered in L1 (each sector fetched from L2 once for all warps) and the
+    strided writes are not (every warp sends its own partial sector to L2).
+loads_in_flight.svg: a schematic timeline (no measured numbers) of one thread of copy_kernel,
+    one load in flight before its store, against one of copy_4_per_thread, kPerThread loads issued
+    before the first store; and the bytes in flight each keeps.
 """
 from __future__ import annotations
 
@@ -169,4 +176,167 @@ def naive_two_sides() -> str:
     return s.to_string()
 
 
-FIGURES = {"warp_sectors.svg": warp_sectors, "naive_two_sides.svg": naive_two_sides}
+def block_sectors() -> str:
+    rows, cols = default_shape()
+    warps = models.constant(SRC, "kBlockY")   # a block is kBlockX x kBlockY threads: kBlockY warps
+    lanes = models.constant(SRC, "kBlockX")
+    # Warp w of block (0, 0) has threadIdx.y = w. Strided reads: lane l reads in[l][w], byte
+    # (l * cols + w) * 4. Strided writes: lane l writes out[l][w], byte (l * rows + w) * 4.
+    sides = [("transpose_naive_strided_reads", "in", cols, "loads",
+              "L1 keeps the sector: the other warps find it there, and L2 sends it once."),
+             ("transpose_naive_strided_writes", "out", rows, "stores",
+              "Stores are not gathered in L1: each warp's partial sector goes to L2 on its own.")]
+    W, H = 780, 640
+    s = Svg(W, H, f"The {warps} warps of one block touch the same {lanes} sectors on the strided side: "
+                  "reads are gathered in L1, writes each go to L2")
+    s.text(20, 24, f"One block, {warps} warps, on the strided side: every warp touches the same {lanes} sectors",
+           size=15, bold=True)
+    s.text(20, 43, "warp w (threadIdx.y = w) uses float w of each sector; lane l works on row l. "
+                   "Drawn: the sector of lane 0.", size=12)
+    cell, h = 10, 20
+    box = cell * SECTOR // FLOAT
+    panel = 285
+    for k, (name, matrix, stride, verb, note) in enumerate(sides):
+        answers = [models.sectors_strided(FLOAT, stride, w * FLOAT) for w in range(warps)]
+        union = sorted(set().union(*(a.sectors for a in answers)))
+        per_warp = len(answers[0].sectors)
+        top = 66 + k * panel
+        s.text(20, top + 12, name, size=14, bold=True, mono=True)
+        s.text(20, top + 30, f"{verb} of {matrix}: each warp touches {per_warp} sectors; "
+                             f"all {warps} warps together touch {len(union)} distinct sectors", size=12)
+        wx, wy = 20, top + 46
+        first = answers[0].first_sector[0]
+        band = warps * (h + 2)
+        l1x, l2x = 250, 540
+        mid = wy + band / 2
+        for w in range(warps):
+            y = wy + w * (h + 2)
+            s.text(wx, y + 14, f"warp {w}", size=11)
+            sector_box(s, wx + 50, y, cell, h, first, answers[w], [0], "orange")
+        if k == 0:
+            s.rect(l1x, wy - 4, 180, band + 8, fill="light_blue", stroke="blue", rx=6)
+            s.text(l1x + 90, wy + 14, "L1", size=13, anchor="middle", bold=True)
+            for w in range(warps):
+                s.line(wx + 50 + box + 4, wy + w * (h + 2) + h / 2, l1x + 48, mid, stroke="grid", width=1)
+            merged = models.SectorAnswer(FLOAT, [a.address[0] for a in answers],
+                                         [a.first_sector[0] for a in answers], [first], 1.0)
+            sector_box(s, l1x + 50, mid - h / 2, cell, h, first, merged, list(range(warps)), "orange")
+            s.text(l1x + 90, mid + h / 2 + 16, f"all {warps} pieces used", size=11, anchor="middle")
+            s.rect(l2x, wy - 4, 220, band + 8, fill="muted", stroke="ink", rx=6)
+            s.text(l2x + 110, wy + 14, "L2", size=13, anchor="middle", bold=True)
+            s.line(l1x + 50 + box + 4, mid, l2x + 60, mid, stroke="blue", width=2.5, arrow=True)
+            s.text(l2x + 110, mid - 22, "1 sector request", size=12, anchor="middle", bold=True)
+            s.text(l2x + 110, mid + 28, f"for {warps} warps:", size=11, anchor="middle")
+            s.text(l2x + 110, mid + 43, f"{len(union)} for the block, not {warps * per_warp}", size=11,
+                   anchor="middle")
+            sector_box(s, l2x + 70, mid - h / 2, cell, h, first, merged, list(range(warps)), "orange")
+        else:
+            s.rect(l1x, wy - 4, 180, band + 8, fill="paper", stroke="grid", rx=6, dash="4,3")
+            s.rect(l2x, wy - 4, 220, band + 8, fill="muted", stroke="ink", rx=6)
+            for w in range(warps):
+                y = wy + w * (h + 2)
+                s.line(wx + 50 + box + 4, y + h / 2, l2x + 8, y + h / 2, stroke="red", width=1.2, arrow=True)
+                sector_box(s, l2x + 12, y, cell, h, first, answers[w], [0], "orange")
+            s.rect(l1x + 20, mid - 26, 140, 44, fill="paper", stroke="none", width=0)
+            s.text(l1x + 90, mid - 8, "L1: passes", size=12, anchor="middle", bold=True)
+            s.text(l1x + 90, mid + 8, "stores on", size=12, anchor="middle", bold=True)
+            s.text(l2x + 160, wy + 14, "L2", size=13, anchor="middle", bold=True)
+            s.text(l2x + 160, mid - 14, f"{warps} sector", size=12, anchor="middle", bold=True)
+            s.text(l2x + 160, mid + 2, "writes", size=12, anchor="middle", bold=True)
+            s.text(l2x + 160, mid + 22, f"{warps * per_warp} for", size=11, anchor="middle")
+            s.text(l2x + 160, mid + 37, "the block", size=11, anchor="middle")
+        s.text(20, wy + band + 24, note, size=12, italic=True)
+    s.line(20, 66 + panel - 12, W - 20, 66 + panel - 12, stroke="grid")
+    ly = H - 14
+    s.rect(20, ly - 11, cell, 14, fill="orange", stroke="grid")
+    s.text(20 + cell + 6, ly, "4 bytes a warp uses", size=12)
+    s.rect(200, ly - 11, box, 14, fill="none", stroke="ink", width=1.5)
+    s.text(200 + box + 6, ly, f"one {SECTOR}-byte sector ({SECTOR // FLOAT} floats of one row)", size=12)
+    return s.to_string()
+
+
+def loads_in_flight() -> str:
+    per_thread = models.constant(SRC, "kPerThread")
+    return in_flight_timeline(("copy_kernel", "1 load, then", "its store"),
+                              ("copy_4_per_thread", f"{per_thread} loads into v[k],", "then the stores"),
+                              per_thread, "v", "a store", "one thread of each copy")
+
+
+def in_flight_timeline(one: tuple[str, str, str], many: tuple[str, str, str], per_thread: int, regs: str,
+                       store: str, who: str, next_load: str = "the next thread's load") -> str:
+    """One load in flight per thread against per_thread, schematic. one, many: (kernel, two lines
+    of what its thread does); regs: the register array the loads go to; store: what the orange
+    ticks are; next_load: what the first kernel's slot loads next. Lesson 03 draws its own kernels
+    with it."""
+    W, H = 780, 450
+    s = Svg(W, H, f"A schematic timeline: one load in flight per thread against {per_thread}")
+    s.text(20, 24, f"Loads in flight: {who} (schematic, not to scale)", size=15, bold=True)
+    s.text(20, 43, "A thread waits at the first instruction that uses a loaded value, not at the load itself.",
+           size=12)
+    x0, lat, issue = 160, 280, 14   # px: where time starts, one latency, one issue slot
+    axis_end = W - 30
+
+    def load_bar(x: float, y: float, label: str, dash: str | None = None) -> None:
+        s.rect(x, y, min(lat, axis_end - x), 14, fill="light_blue", stroke="blue", dash=dash)
+        s.text(x + 6, y + 11, label, size=10)
+
+    def store_tick(x: float, y: float) -> None:
+        s.rect(x, y, issue - 2, 14, fill="orange", stroke="ink", width=0.6)
+
+    def in_flight(y: float, loads: list[float], unit: float, label: str) -> None:
+        """A step line of the bytes in flight: +1 load at each issue time, -1 a latency later."""
+        events = sorted([(t, 1) for t in loads] + [(t + lat, -1) for t in loads if t + lat < axis_end])
+        d, level, at = f"M{x0},{y}", 0, x0
+        for t, step in events:
+            d += f" L{t},{y - level * unit}"
+            level += step
+            d += f" L{t},{y - level * unit}"
+            at = t
+        if level:
+            d += f" L{axis_end},{y - level * unit}"
+        s.path(d, stroke="blue", width=1.5)
+        peak = max(sum(1 for t in loads if t <= u < t + lat) for u in loads)
+        s.text(x0 - 8, y - peak * unit / 2 + 4, f"{peak * FLOAT} B", size=10, anchor="end", fill="blue")
+        s.text(x0 + lat / 2 + 40, y - peak * unit - 6, label, size=11, anchor="middle", fill="blue")
+        del at
+
+    # (a) copy_kernel: load, wait, store; the SM then runs another thread in that slot
+    ya = 86
+    s.text(20, ya - 8, one[0], size=12, bold=True, mono=True)
+    s.text(20, ya + 11, one[1], size=11)
+    s.text(20, ya + 25, one[2], size=11)
+    load_bar(x0, ya, "load: in flight")
+    store_tick(x0 + lat, ya)
+    second = x0 + lat + issue
+    load_bar(second, ya, next_load, dash="4,3")
+    in_flight(ya + 62, [x0, second], 7, f"{FLOAT} bytes in flight")
+
+    # (b) copy_4_per_thread: kPerThread loads issued back to back, then the stores
+    yc = 192
+    s.text(20, yc - 8, many[0], size=12, bold=True, mono=True)
+    s.text(20, yc + 11, many[1], size=11)
+    s.text(20, yc + 25, many[2], size=11)
+    issued = [x0 + k * issue for k in range(per_thread)]
+    for k, t in enumerate(issued):
+        load_bar(t, yc + k * 17, f"load {k}")
+        store_tick(t + lat, yc + k * 17)
+    s.line(x0 + lat, yc - 6, x0 + lat, yc + per_thread * 17 + 2, stroke="ink", width=1, dash="3,3")
+    s.text(x0 + lat + 4, yc - 10, f"first use of {regs}[0]: the thread waits here, once", size=10)
+    in_flight(yc + per_thread * 17 + 62, issued, 7, f"{per_thread} \u00d7 {FLOAT} = {per_thread * FLOAT} bytes in flight")
+
+    # time axis and the latency
+    yt = 350
+    s.line(x0, yt, axis_end, yt, stroke="ink", width=1, arrow=True)
+    s.text(axis_end, yt + 16, "time", size=11, anchor="end")
+    s.line(x0, yt + 12, x0 + lat, yt + 12, stroke="ink", width=1, arrow=True)
+    s.text(x0 + lat / 2, yt + 26, "one latency: hundreds of ns from device memory", size=11, anchor="middle")
+    s.text(20, H - 48, f"Per latency, a thread of {one[0]} moves {FLOAT} bytes, one of {many[0]} "
+                       f"{per_thread * FLOAT}.", size=12)
+    s.text(20, H - 30, "Little's law: bandwidth = bytes in flight / latency.", size=12, bold=True)
+    s.text(20, H - 12, f"Blue bar: a load in flight (requested, not yet received). Orange: {store}. "
+                       "Blue line: the thread's bytes in flight.", size=11, italic=True)
+    return s.to_string()
+
+
+FIGURES = {"warp_sectors.svg": warp_sectors, "naive_two_sides.svg": naive_two_sides,
+           "block_sectors.svg": block_sectors, "loads_in_flight.svg": loads_in_flight}

@@ -8,7 +8,14 @@ tile_trip.svg   A tile's trip through shared memory: a warp reads a row of the i
 bank_pitch.svg  The column read of that tile in shared memory, pitch kTile against kTile + 1: where
                 each of the 32 lanes' words lies among the 32 banks, and the wavefronts lesson 06's
                 bank model gives (models.banks_strided(4, pitch): lane l reads word l * pitch).
+float4_tile.svg The float4 kernel (the first padded_float4 launch in kTransposes with more than one
+                float4 per thread: tile kTileW, 8 x kRows threads): the float4s one thread loads into
+                registers before its first shared store, and warp 0's first load; then the two block
+                orders of tile_origin / tile_grid: which tiles of in and out the first blocks move.
 """
+import re
+import os
+
 from figlib import models
 from figlib.svg import Svg
 
@@ -189,4 +196,109 @@ def bank_pitch() -> str:
     return s.to_string()
 
 
-FIGURES = {"tile_trip.svg": tile_trip, "bank_pitch.svg": bank_pitch}
+def float4_shape() -> tuple[int, int]:
+    """(kTileW, kRows) of the float4 kernel with several float4s per thread, from kTransposes."""
+    with open(os.path.join(models.ROOT, MAIN), encoding="utf-8") as f:
+        text = f.read()
+    shapes = [(int(a), int(b)) for a, b in
+              re.findall(r"launch_transpose_tiled_padded_float4<(\d+), (\d+)>\}", text)]
+    many = [(w, r) for w, r in shapes if (w // r) * (w // 32) > 1]
+    if not many:
+        raise models.ModelError(f"{MAIN}: no launch_transpose_tiled_padded_float4<W, R> with several float4s a thread")
+    return many[0]
+
+
+def tile_order(column_order: bool, row_tiles: int, col_tiles: int) -> dict[tuple[int, int], int]:
+    """{(tile row, tile column) of in: the block's place in launch order}, as tile_grid() and
+    tile_origin() compute it: x fastest, then y."""
+    gx, gy = (row_tiles, col_tiles) if column_order else (col_tiles, row_tiles)
+    order = {}
+    for by in range(gy):
+        for bx in range(gx):
+            tile = (bx, by) if column_order else (by, bx)
+            order[tile] = by * gx + bx
+    return order
+
+
+def float4_tile() -> str:
+    tile_w, rows = float4_shape()
+    threads_x = 8                          # launch_transpose_tiled_padded_float4: block(8, kRows)
+    passes, strips = tile_w // rows, tile_w // 32
+    per_thread = passes * strips
+    W, H = 780, 690
+    s = Svg(W, H, f"The float4 kernel: each thread of an 8 x {rows} block loads {per_thread} float4s of a "
+                  f"{tile_w} x {tile_w} tile before its first shared store; and the two block orders")
+    s.text(20, 24, f"(a) A {tile_w} \u00d7 {tile_w} tile, {threads_x} \u00d7 {rows} threads: "
+                   f"{per_thread} float4 loads per thread, then the shared stores", size=15, bold=True)
+    cell = 5
+    x0, y0 = 30, 60
+    side = tile_w * cell
+    s.text(x0, y0 - 8, f"the tile of in ({tile_w} \u00d7 {tile_w} floats)", size=12, bold=True)
+    s.rect(x0, y0, side, side, fill="muted", stroke="grid")
+    # warp 0's first load: threadIdx.y 0..3, threadIdx.x 0..7: rows 0..3, floats 0..31
+    warp_rows = 32 // threads_x
+    s.rect(x0, y0, 32 * cell, warp_rows * cell, fill="light_orange", stroke="orange", width=1)
+    # thread (0, 0)'s float4s: rows p * kRows, floats 32 s .. 32 s + 3
+    for p in range(passes):
+        for st in range(strips):
+            s.rect(x0 + 32 * st * cell, y0 + p * rows * cell, 4 * cell, cell, fill="blue", stroke="blue", width=0.6)
+            s.text(x0 + (32 * st + 4) * cell + 3, y0 + p * rows * cell + cell + 3, str(p * strips + st), size=9,
+                   fill="blue")
+    for r in range(rows, tile_w, rows):
+        s.line(x0, y0 + r * cell, x0 + side, y0 + r * cell, stroke="grid", width=0.8, dash="2,2")
+    s.line(x0 + 32 * cell, y0, x0 + 32 * cell, y0 + side, stroke="grid", width=0.8, dash="2,2")
+    s.rect(x0, y0, side, side, fill="none", stroke="ink", width=1.2)
+    # registers, then the shared tile
+    rx, ry = x0 + side + 60, y0 + 20
+    s.text(rx, ry - 8, f"thread (0, 0): registers v[{passes}][{strips}]", size=12, bold=True)
+    for k in range(per_thread):
+        s.rect(rx + k * 24, ry, 22, 16, fill="blue", stroke="ink", width=0.6)
+        s.text(rx + k * 24 + 11, ry + 12, str(k), size=10, anchor="middle", fill="paper", bold=True)
+    s.line(x0 + 40 * cell, y0 + 6, rx - 6, ry + 8, stroke="blue", width=1.5, arrow=True)
+    s.text(rx, ry + 34, f"1. {per_thread} float4 loads (16 bytes each), issued one after another:", size=12)
+    s.text(rx, ry + 50, f"{per_thread * 16} bytes in flight before the first store", size=12, bold=True)
+    s.text(rx, ry + 76, f"2. then {4 * per_thread} scalar stores into tile[{tile_w}][{tile_w + 1}]:", size=12)
+    s.text(rx, ry + 92, "shared memory stays 4 bytes at a time", size=12)
+    s.text(rx, ry + 118, "3. barrier; the store phase reads the tile's columns", size=12)
+    s.text(rx, ry + 134, "and writes float4s of out, as the scalar tile does", size=12)
+    ly = y0 + side - 30
+    s.rect(rx, ly - 11, 14, 12, fill="light_orange", stroke="orange")
+    s.text(rx + 20, ly, f"warp 0's first load: {warp_rows} rows \u00d7 32 floats, coalesced", size=11)
+    s.rect(rx, ly + 9, 14, 12, fill="blue", stroke="blue")
+    s.text(rx + 20, ly + 20, "the float4s of thread (0, 0), numbered in issue order", size=11)
+
+    # (b) the block order
+    top = y0 + side + 50
+    s.line(20, top - 26, W - 20, top - 26, stroke="grid")
+    s.text(20, top, "(b) The block order: which tiles the first blocks to start move (in and out)", size=15,
+           bold=True)
+    s.text(20, top + 18, "Numbers: launch order (blockIdx.x fastest). Shaded: the first four, which start "
+                         "together (observed, not promised).", size=12)
+    rt, ct, first, th = 4, 5, 4, 22
+    for k, (column, name) in enumerate(((False, "row order: blockIdx.x = tile column"),
+                                        (True, "column order: blockIdx.x = tile row"))):
+        order = tile_order(column, rt, ct)
+        bx0 = 30 + k * 380
+        by0 = top + 48
+        s.text(bx0, by0 - 4, name, size=12, bold=True)
+        for m, (label, nr, nc) in enumerate((("in", rt, ct), ("out", ct, rt))):
+            gx = bx0 + m * (ct * th + 30)
+            gy = by0 + 20
+            s.text(gx, gy + nr * th + 14, label, size=11, italic=True)
+            for r in range(nr):
+                for c in range(nc):
+                    n = order[(r, c)] if label == "in" else order[(c, r)]
+                    fill = ("light_blue" if label == "in" else "light_orange") if n < first else "paper"
+                    s.rect(gx + c * th, gy + r * th, th, th, fill=fill, stroke="grid")
+                    s.text(gx + c * th + th / 2, gy + r * th + th / 2 + 4, str(n), size=10, anchor="middle",
+                           bold=n < first)
+            s.rect(gx, gy, nc * th, nr * th, fill="none", stroke="ink")
+    ty = top + 68 + max(rt, ct) * th + 48
+    s.text(20, ty, "Row order: the first blocks read whole rows of in and write a column of tiles of out; "
+                       "column order:", size=12)
+    s.text(20, ty + 17, "the other way round. The bytes are the same; only the order device memory sees them "
+                       "in changes.", size=12)
+    return s.to_string()
+
+
+FIGURES = {"tile_trip.svg": tile_trip, "bank_pitch.svg": bank_pitch, "float4_tile.svg": float4_tile}

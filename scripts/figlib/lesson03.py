@@ -10,6 +10,9 @@ carveout_blocks.svg: blocks per SM of transpose_dynamic_tile for tiles 64 and 12
     costing its tile plus the reserved KiB, and the thread limit (transpose_block()).
 record_layout.svg: record_layout(kRecordThreads), the lesson's order (largest alignment first),
     against chars first for an odd count, where the floats and doubles start misaligned.
+rows_in_flight.svg: lesson 01's schematic timeline of loads in flight, drawn for this lesson's two
+    kernels: transpose_dynamic_tile_plain (its rolled loop: one load, the shared store that waits
+    for it, the next row) against transpose_dynamic_tile (kRowsInFlight loads, then the stores).
 
 The tile sizes, thread shapes and the record layout are computed here exactly as main.cu
 computes them (the functions are named); the per-SM and per-block limits are not constants of the
@@ -22,6 +25,7 @@ import os
 import re
 
 from figlib import models
+from figlib.lesson01 import in_flight_timeline
 from figlib.svg import Svg
 
 LESSON = "03_dynamic_shared"
@@ -161,7 +165,7 @@ def smem_per_block() -> str:
 def carveout_blocks() -> str:
     hints = [0, 25, 50, 100]   # the hints main.cu tries, besides the default
     tiles = [t for t in tile_sizes() if t >= 64]
-    W, H = 780, 520
+    W, H = 780, 540
     s = Svg(W, H, "Blocks per SM of transpose_dynamic_tile under each carveout hint, for tiles 64 and 128")
     s.text(20, 24, "Blocks of transpose_dynamic_tile one SM holds, by carveout hint", size=15, bold=True)
     s.text(20, 43, f"hint = percent of {kib(CC90['smem_per_sm'])}, rounded up to a size the SM supports; "
@@ -178,7 +182,7 @@ def carveout_blocks() -> str:
             y = 96 + r * 84
             config, n, limit = blocks_per_sm(hint, tile)
             asked = hint * CC90["smem_per_sm"] / 100
-            s.text(px, y + 12, f"hint {hint}%: asks {kib(asked)}, gets {kib(config)}", size=12)
+            s.text(px, y + 12, f"hint {hint}%: asks {kib(asked)}, gets {kib(config)}*", size=12)
             s.text(px + bar_w, y + 12, f"{n} block{'s' if n != 1 else ''}", size=13, bold=True, anchor="end")
             # the whole SM's maximum, the configured part, the blocks in it
             s.rect(px, y + 20, bar_w, 24, fill="paper", stroke="grid", dash="3,2")
@@ -191,9 +195,9 @@ def carveout_blocks() -> str:
             why = (f"limited by threads: {n} \u00d7 {threads} = {n * threads:,}" if limit == "threads"
                    else "limited by shared memory")
             if config > configured(hint, 0):
-                why += "; a hint never stops one block"
+                why += "; one block always fits"
             s.text(px, y + 60, why, size=11, italic=True)
-    ly = H - 58
+    ly = H - 74
     s.rect(20, ly - 11, 14, 14, fill="sky", stroke="ink", width=0.6)
     s.text(40, ly, "one block's tile", size=11)
     s.rect(160, ly - 11, 5, 14, fill="ink", stroke="ink")
@@ -206,6 +210,8 @@ def carveout_blocks() -> str:
                         f"memory and {CC90['threads_per_sm']:,} threads per SM;", size=11, italic=True)
     s.text(20, ly + 38, "the sizes its shared memory can be configured to: "
                         + ", ".join(str(k) for k in CC90["carveout_sizes_kib"]) + " KiB.", size=11, italic=True)
+    s.text(20, ly + 54, "* Inferred, not measured: these sizes reproduce the blocks per SM the lesson prints; "
+                        "nothing reads the size the driver chose.", size=11, italic=True)
     return s.to_string()
 
 
@@ -254,5 +260,13 @@ def record_layout() -> str:
     return s.to_string()
 
 
+def rows_in_flight() -> str:
+    rows = models.constant(SRC, "kRowsInFlight")
+    return in_flight_timeline(("transpose_dynamic_tile_plain", "1 load, then its", "shared store"),
+                              ("transpose_dynamic_tile", f"{rows} loads into v[k],", "then the shared stores"),
+                              rows, "v", "a shared store", "one thread of each kernel, load phase",
+                              next_load="the same thread's next row")
+
+
 FIGURES = {"smem_per_block.svg": smem_per_block, "carveout_blocks.svg": carveout_blocks,
-           "record_layout.svg": record_layout}
+           "record_layout.svg": record_layout, "rows_in_flight.svg": rows_in_flight}

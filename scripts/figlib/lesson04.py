@@ -1,5 +1,6 @@
-"""Lesson 04's idea figures: one block's tree in shared memory, one warp's shuffles, and the block
-sum built from warp sums.
+"""Lesson 04's idea figures: one block's tree in shared memory, one SM's loads over time with a
+block per 256 elements against a grid-stride loop, one warp's shuffles, and the block sum built
+from warp sums.
 
 Every count comes from lesson 04's main.cu: kBlock (threads per block, the tree's width) and kWarp
 (lanes per warp, whose half is the first shuffle offset). The tree is drawn for a small width, so
@@ -8,6 +9,9 @@ strides, offsets and barrier counts are computed here from those constants, the 
 loops compute them (`for (stride = kBlock / 2; stride > 0; stride /= 2)`, and the same from kWarp / 2).
 """
 from __future__ import annotations
+
+import os
+import re
 
 from figlib import models
 from figlib.svg import Svg
@@ -40,7 +44,7 @@ def tree() -> str:
     cell, h, pitch = 32, 26, 92
     x0, y0 = 124, 78
     right = x0 + width * cell
-    height = y0 + len(strides) * pitch + h + 128
+    height = y0 + len(strides) * pitch + h + 150
     s = Svg(800, height, f"block_sum_tree drawn for {width} threads: each round the lower half adds the "
                          f"upper half, with a barrier between rounds; the lesson's block has {block} threads")
     s.text(16, 26, f"One block's tree in shared memory (block_sum_tree), drawn for {width} threads",
@@ -78,20 +82,23 @@ def tree() -> str:
             if active:
                 final = row == len(strides) and t == 0
                 s.text(cx(t), y + 17, str(counts[t]), size=12, anchor="middle", bold=final)
+        # The barrier after this row's writes (the stores, then every round, the last one too:
+        # after stride 1 every thread reads s[0]), then the next round's reads.
+        by = y + h + 12
+        s.line(x0 - 4, by, right + 4, by, stroke="red", width=1.5, dash="6 4")
+        s.text(x0 - 10, by + 4, "__syncthreads()", size=10, anchor="end", fill="red", mono=True)
         if row < len(strides):
-            # The barrier after this row's writes, then the next round's reads.
-            by = y + h + 12
-            s.line(x0 - 4, by, right + 4, by, stroke="red", width=1.5, dash="6 4")
-            s.text(x0 - 10, by + 4, "__syncthreads()", size=10, anchor="end", fill="red", mono=True)
             nxt = strides[row]
             top = y + pitch - 2
             for t in range(nxt):
                 s.line(cx(t), by + 4, cx(t), top, stroke="ink", width=1)
                 s.line(cx(t + nxt), by + 4, cx(t) + 4, top, stroke="blue", width=1.6, arrow=True)
     yl = y0 + len(strides) * pitch + h
-    s.text(x0 + 17, yl + 16, "↑ s[0]: the block's sum", size=12, bold=True)
+    s.line(cx(0), yl + 16, cx(0), yl + 2, stroke="ink", width=1.2, arrow=True)
+    s.text(cx(0) + 10, yl + 32, f"after the last barrier, every thread reads s[0]: the block's sum "
+                                f"({len(strides) + 1} barriers for {width} threads)", size=12, bold=True)
     # Legend and what the lesson's own block does.
-    ly = yl + 44
+    ly = yl + 66
     _legend_box(s, 16, ly, "light_blue", "blue", "a slot still to be read; the number: how many elements it sums")
     s.line(470, ly - 4, 500, ly - 4, stroke="blue", width=1.6, arrow=True)
     s.text(506, ly, "s[t + stride] added into s[t]", size=12)
@@ -103,6 +110,95 @@ def tree() -> str:
                         f"(stride {block // 2} down to 1)", size=12, bold=True)
     s.text(16, ly + 68, f"and {rounds + 1} barriers, one after the stores and one after each round.",
            size=12, bold=True)
+    return s.to_string()
+
+
+def default_n_log2() -> int:
+    """kDefaultN of main.cu, written `1LL << 26`: the exponent."""
+    with open(os.path.join(models.ROOT, MAIN), encoding="utf-8") as f:
+        m = re.search(r"constexpr\s+long\s+long\s+kDefaultN\s*=\s*1LL\s*<<\s*(\d+)\s*;", f.read())
+    if not m:
+        raise models.ModelError(f"{MAIN}: no 'constexpr long long kDefaultN = 1LL << <integer>;'")
+    return int(m.group(1))
+
+
+SLOTS = 4  # resident blocks drawn for one SM (a schematic: the H200 holds more)
+
+
+def grid_stride() -> str:
+    """Schematic timeline of one SM: with a block per kBlock elements each block loads once, then
+    sums its tree (a barrier per round) and hands on its sum, and its loads stop; with a
+    grid-stride loop each resident block keeps loading until the array is done, then sums once.
+    The 'loads in flight' row is counted from the drawn bars, so the two rows cannot disagree."""
+    block = models.constant(MAIN, "kBlock")
+    n_log2 = default_n_log2()
+    blocks = (1 << n_log2) // block
+    barriers = len(halvings(block)) + 1
+    x0, x1 = 190, 780                      # the time axis
+    load, tree, hand, gap = 46, 88, 10, 12  # a short block's phases, in px (not to scale)
+    period = load + tree + hand + gap
+    s = Svg(800, 505, f"Schematic: one SM's resident blocks over time. With one block per {block} elements "
+                      "each block loads once and then spends most of its life in its tree's barriers, so the SM "
+                      "has few loads in flight; with a grid-stride loop every block keeps loading until the "
+                      "array is done and sums its tree once at the end")
+    s.text(16, 26, "Why the grid, not the block sum, is the jump: one SM's blocks over time (schematic)",
+           size=16, bold=True)
+    s.text(16, 46, "Each row is one block resident on the SM; when it ends, the next block takes its place. "
+                   "Lengths are not to scale.", size=12)
+
+    def panel(y: float, title: str, sub: str, bars: list[list[tuple[float, float, str]]]) -> None:
+        s.text(16, y, title, size=13, bold=True)
+        s.text(16, y + 17, sub, size=12, fill="#555555")
+        top = y + 30
+        for r, row in enumerate(bars):
+            ry = top + r * 22
+            s.text(x0 - 8, ry + 13, f"block slot {r + 1}", size=11, anchor="end", fill="#555555")
+            for a, b, kind in row:
+                a, b = max(a, x0), min(b, x1)
+                if b <= a:
+                    continue
+                fill = {"load": "blue", "tree": "orange", "hand": "red"}[kind]
+                s.rect(a, ry, b - a, 16, fill=fill, stroke="paper", width=0.5)
+        # Loads in flight on the SM: how many slots are in a load phase, per px column.
+        dy = top + len(bars) * 22 + 8
+        s.text(x0 - 8, dy + 13, "slots loading,", size=11, anchor="end", bold=True)
+        s.text(x0 - 8, dy + 27, f"0 to {len(bars)}", size=11, anchor="end", bold=True)
+        s.rect(x0, dy, x1 - x0, 30, fill="muted", stroke="grid")
+        x = x0
+        while x < x1:
+            busy = sum(1 for row in bars for a, b, kind in row if kind == "load" and a <= x < b)
+            if busy:
+                h = 30 * busy / len(bars)
+                s.rect(x, dy + 30 - h, 2, h, fill="sky", stroke="sky", width=0)
+            x += 2
+
+    # One block per kBlock elements: every slot runs short blocks, staggered.
+    short = []
+    for r in range(SLOTS):
+        row, start = [], x0 - (r * period) // SLOTS
+        while start < x1:
+            a = start
+            row += [(a, a + load, "load"), (a + load, a + load + tree, "tree"),
+                    (a + load + tree, a + load + tree + hand, "hand")]
+            start += period
+        short.append(row)
+    panel(82, f"One block per {block} elements (step 2): 2^{n_log2} / {block} = {blocks:,} blocks",
+          f"each thread loads one element, then waits through the tree's {barriers} barriers; meanwhile "
+          "its block loads nothing", short)
+    # Grid-stride: as many blocks as the SM holds, each loading until the end, then one tree.
+    end = x1 - 40
+    long_ = [[(x0, end - tree // 2 - (r * 6), "load"), (end - tree // 2 - (r * 6), end - r * 6, "tree"),
+              (end - r * 6, end - r * 6 + hand, "hand")] for r in range(SLOTS)]
+    panel(276, "Grid-stride loop (step 4 on): only as many blocks as the GPU holds at once",
+          "each thread loads element after element (hundreds of them) and sums its tree once, at the end",
+          long_)
+    ly = 470
+    for x, fill, words in [(16, "blue", "loading (loads in flight)"), (206, "orange", "the tree and its barriers"),
+                           (400, "red", "handing on the sum"), (556, "paper", "a block ends, the next starts")]:
+        s.rect(x, ly - 11, 14, 14, fill=fill, stroke="ink", width=0.5)
+        s.text(x + 20, ly, words, size=12)
+    s.rect(16, ly + 9, 14, 14, fill="sky", stroke="ink", width=0.5)
+    s.text(36, ly + 20, "how many of the SM's blocks have loads in flight: what keeps DRAM busy", size=12)
     return s.to_string()
 
 
@@ -216,4 +312,5 @@ def block_of_warps() -> str:
     return s.to_string()
 
 
-FIGURES = {"tree.svg": tree, "shuffle.svg": shuffle, "block_of_warps.svg": block_of_warps}
+FIGURES = {"tree.svg": tree, "grid_stride.svg": grid_stride, "shuffle.svg": shuffle,
+           "block_of_warps.svg": block_of_warps}

@@ -1,9 +1,11 @@
-"""Lesson 05's idea figures: the tiles of A and B marching along K into shared memory, and one
-thread's register tile (the outer product it computes for each k).
+"""Lesson 05's idea figures: matmul_tiled<T>'s tiles of A and B marching along K into shared
+memory, one element of each tile loaded once and read by T threads, and (after the main path) one
+thread's register tile in matmul_register_tiled (the outer product it computes for each k).
 
-Every size comes from lessons/05_tiled_matmul/main.cu: the register-tiled kernel's block tile
-(kBM x kBN), its slab depth (kBK) and each thread's outputs (kTM x kTN). The threads per block
-and where a thread's rows and columns lie follow from those, as the kernel computes them.
+Every size comes from lessons/05_tiled_matmul/main.cu: T is the smallest tile of the kernels it
+times (`launch_tiled<16>`), and the register-tiled kernel's block tile (kBM x kBN), slab depth
+(kBK) and each thread's outputs (kTM x kTN). The threads per block and where a thread's rows and
+columns lie follow from those, as the kernel computes them.
 """
 import os
 import re
@@ -39,23 +41,33 @@ def sizes() -> dict:
     return c
 
 
+def tile_t() -> int:
+    """T of matmul_tiled<T>: the smallest tile the lesson launches (`launch_tiled<16>` in kVariants)."""
+    with open(os.path.join(models.ROOT, SOURCE), encoding="utf-8") as f:
+        tiles = [int(t) for t in re.findall(r"launch_tiled<(\d+)>", f.read())]
+    if not tiles:
+        raise models.ModelError(f"{SOURCE}: no launch_tiled<T> in kVariants")
+    return min(tiles)
+
+
 def tiles_along_k() -> str:
-    """C's block tile, A's row panel and B's column panel; the panels cut into BK-wide slabs; step t
-    loads slab t of each into shared memory."""
-    z = sizes()
-    bm, bn, bk = z["BM"], z["BN"], z["BK"]
-    steps, t = 24, 9                 # slabs drawn along K, and the step shown
-    px = 1.0                         # px per element, the same in every direction
+    """matmul_tiled<T>: C's T x T tile, A's row panel and B's column panel, cut into T x T tiles
+    along K; step t loads tile t of each into shared memory."""
+    T = tile_t()
+    bm, bn, bk = T, T, T
+    steps, t = 5, 2                  # tiles drawn along K, and the step shown
+    px = 4.0                         # px per element, the same in every direction
     kw = steps * bk * px             # K drawn
-    margin = 40 * px                 # rows (columns) of A, B and C drawn beyond the block's own
+    margin = 8 * px                  # rows (columns) of A, B and C drawn beyond the block's own
     ax, bx = 70, 70 + kw + 44        # left edges of A, and of B and C
     by = 56                          # top of B
     cy = by + kw + 36                # top of A and C
     mh, nw = bm * px + 2 * margin, bn * px + 2 * margin
-    s = Svg(700, cy + mh + 70, f"The A and B tiles marching along K: C's {bm} x {bn} block tile needs A's "
-                               f"row panel and B's column panel, cut into slabs {bk} deep; step t loads one "
-                               "slab of each into shared memory")
-    s.text(12, 26, "A thread block walks along K, one slab of A and one of B at a time", size=15, bold=True)
+    s = Svg(760, cy + mh + 70, f"matmul_tiled<{T}> marching along K: C's {T} x {T} tile needs A's row panel "
+                               f"and B's column panel, cut into {T} x {T} tiles; step t loads one tile of each "
+                               "into shared memory")
+    s.text(12, 26, f"matmul_tiled<{T}>: a thread block walks along K, one tile of A and one of B at a time",
+           size=15, bold=True)
 
     def slab_fill(i: int) -> str:
         return "light_green" if i < t else ("orange" if i == t else "paper")
@@ -71,27 +83,27 @@ def tiles_along_k() -> str:
     s.rect(ax, pa, kw, bm * px, fill="none", stroke="ink", width=1.5)
     s.rect(pb, by, bn * px, kw, fill="none", stroke="ink", width=1.5)
     s.rect(pb, pa, bn * px, bm * px, fill="light_blue", stroke="blue", width=2)
-    s.text(pb + bn * px / 2, pa + bm * px / 2 - 6, "C's block tile", size=13, anchor="middle", bold=True)
-    s.text(pb + bn * px / 2, pa + bm * px / 2 + 12, f"{bm} × {bn}", size=13, anchor="middle")
+    s.text(pb + bn * px / 2, pa + bm * px / 2 - 4, "C's tile", size=12, anchor="middle", bold=True)
+    s.text(pb + bn * px / 2, pa + bm * px / 2 + 12, f"{bm} × {bn}", size=12, anchor="middle")
 
     # Names of the matrices, and the sizes with the constants' names.
     s.text(ax + kw / 2, cy + mh + 18, "A (M × K)", size=13, anchor="middle", bold=True)
     s.text(bx + nw + 10, by + 14, "B (K × N)", size=13, bold=True)
     s.text(bx + nw + 10, cy + mh - 6, "C (M × N)", size=13, bold=True)
-    s.text(ax - 6, pa + bm * px / 2 + 4, f"BM = {bm}", size=12, anchor="end")
-    s.text(bx + nw + 10, pa + bm * px / 2 - 20, f"BM × BN = {bm} × {bn}", size=12)
-    s.text(bx + nw + 10, pa + bm * px / 2 - 4, f"outputs: {z['threads_x'] * z['threads_y']} threads,", size=12)
-    s.text(bx + nw + 10, pa + bm * px / 2 + 12, f"TM × TN = {z['TM']} × {z['TN']} each", size=12)
-    s.text(pb + bn * px / 2, by + kw + 14, f"BN = {bn}", size=12, anchor="middle")
+    s.text(ax - 6, pa + bm * px / 2 + 4, f"T = {bm}", size=12, anchor="end")
+    s.text(bx + nw + 10, pa + bm * px / 2 - 12, f"{bm} × {bn} threads,", size=12)
+    s.text(bx + nw + 10, pa + bm * px / 2 + 4, "one output each:", size=12)
+    s.text(bx + nw + 10, pa + bm * px / 2 + 20, "thread (ty, tx) sums C[ty][tx]", size=12)
+    s.text(pb + bn * px / 2, by + kw + 14, f"T = {bn}", size=12, anchor="middle")
     s.text(ax + kw - 30, pa - 8, "K →", size=12, anchor="middle")
     s.text(pb - 6, by + kw / 2 + 20, "K ↓", size=12, anchor="end")
     # Slab t: where it is, how deep.
     xa = ax + t * bk * px
     s.line(xa + bk * px / 2, pa + bm * px + 4, xa + bk * px / 2, cy + mh + 30, stroke="red", width=1)
-    s.text(xa + bk * px / 2 + 4, cy + mh + 40, f"slab t: BK = {bk} columns of A", size=12, fill="red")
+    s.text(xa + bk * px / 2 + 4, cy + mh + 40, f"tile t of A: {bm} × {bk}", size=12, fill="red")
     yb = by + t * bk * px
     s.line(pb + bn * px + 4, yb + bk * px / 2, bx + nw + 6, yb + bk * px / 2, stroke="red", width=1)
-    s.text(bx + nw + 10, yb + bk * px / 2 + 4, f"slab t: BK = {bk} rows of B", size=12, fill="red")
+    s.text(bx + nw + 10, yb + bk * px / 2 + 4, f"tile t of B: {bk} × {bn}", size=12, fill="red")
 
     # Shared memory, top left: where step t's slabs go.
     s.rect(16, by, bx - 36, cy - by - 16, fill="paper", stroke="grid", rx=6)
@@ -99,14 +111,16 @@ def tiles_along_k() -> str:
     bs_x = bx - 34 - bn * px                  # Bs level with B's slab t
     s.rect(bs_x, yb, bn * px, bk * px, fill="orange", stroke="ink")
     s.line(pb - 2, yb + bk * px / 2, bs_x + bn * px + 2, yb + bk * px / 2, stroke="ink", arrow=True)
-    s.text(bs_x + bn * px, yb + bk * px + 16, f"Bs: B's slab t, {bk} × {bn}", size=12, anchor="end")
-    as_y = cy - 52                             # As above A's slab t
-    as_x = xa + bk * px / 2 - bm * px / 2
-    s.rect(as_x, as_y, bm * px, bk * px, fill="orange", stroke="ink")
-    s.line(xa + bk * px / 2, pa - 2, xa + bk * px / 2, as_y + bk * px + 2, stroke="ink", arrow=True)
-    s.text(26, as_y - 8, f"As: A's slab t, transposed: {bk} × {bm}", size=12)
-    s.text(26, yb + bk * px + 50, "then __syncthreads(), and every", size=12)
-    s.text(26, yb + bk * px + 66, "thread multiplies out of As and Bs", size=12)
+    s.text(bs_x - 8, yb + bk * px / 2 + 4, f"Bs[{bk}][{bn}]", size=12, anchor="end", mono=True)
+    as_y = cy - 16 - 16 - bm * px              # As above A's tile t
+    as_x = xa
+    s.rect(as_x, as_y, bk * px, bm * px, fill="orange", stroke="ink")
+    s.line(xa + bk * px / 2, pa - 2, xa + bk * px / 2, as_y + bm * px + 2, stroke="ink", arrow=True)
+    s.text(as_x - 8, as_y + bm * px / 2 + 4, f"As[{bm}][{bk}]", size=12, anchor="end", mono=True)
+    s.text(26, by + 44, "each thread stores one element", size=12)
+    s.text(26, by + 60, "of each; __syncthreads(); then", size=12)
+    s.text(26, by + 76, "thread (ty, tx) reads row ty of As", size=12)
+    s.text(26, by + 92, "and column tx of Bs", size=12)
 
     # Legend.
     ly = cy + mh + 62
@@ -118,12 +132,90 @@ def tiles_along_k() -> str:
     return s.to_string()
 
 
+def shared_tile() -> str:
+    """matmul_tiled<T>, one step: thread (ty, tx) stores A's element into As[ty][tx] and B's into
+    Bs[ty][tx]; after the barrier thread (ty, tx) reads row ty of As and column tx of Bs. So one
+    element of As, loaded from global memory by one thread, is read by the T threads of a row of
+    the block, and one of Bs by the T threads of a column."""
+    T = tile_t()
+    ty0, e0, tx0 = 5 * T // 16, 11 * T // 16, 3 * T // 16   # the row, the e and the column shown
+    assert len({ty0, e0, tx0}) == 3, "three different indices, so the figure cannot conflate them"
+    cell = 11
+    side = T * cell
+    ax, cx = 120, 120 + side + 40          # As; Bs and the threads (C's tile)
+    by, cy = 84, 84 + side + 40            # Bs; As and the threads
+    s = Svg(780, cy + side + 100, f"matmul_tiled<{T}>, one step: As[{ty0}][{e0}] is loaded from A once, by "
+                                  f"thread ({ty0}, {e0}), and read by the {T} threads of row {ty0}; Bs[{e0}][{tx0}] "
+                                  f"is loaded once by thread ({e0}, {tx0}) and read by the {T} threads of column {tx0}")
+    s.text(12, 24, f"matmul_tiled<{T}>: one element loaded once, read by {T} threads", size=15, bold=True)
+    s.text(12, 44, "Thread (ty, tx) stores As[ty][tx] and Bs[ty][tx]; after __syncthreads() it sums "
+                   "As[ty][e] · Bs[e][tx] over e.", size=12)
+
+    def grid(x: float, y: float, fill_of) -> None:
+        for r in range(T):
+            for c in range(T):
+                s.rect(x + c * cell, y + r * cell, cell, cell, fill=fill_of(r, c), stroke="grid", width=0.5)
+        s.rect(x, y, side, side, fill="none", stroke="ink", width=1.2)
+
+    grid(ax, cy, lambda r, c: "orange" if (r, c) == (ty0, e0) else ("light_orange" if r == ty0 else "paper"))
+    grid(cx, by, lambda r, c: "purple" if (r, c) == (e0, tx0) else ("light_purple" if c == tx0 else "paper"))
+
+    def thread_fill(r: int, c: int) -> str:
+        if r == ty0 and c == tx0:
+            return "blue"
+        return "light_orange" if r == ty0 else ("light_purple" if c == tx0 else "light_blue")
+    grid(cx, cy, thread_fill)
+    # The two threads that loaded the two elements: ringed.
+    for r, c, colour in [(ty0, e0, "orange"), (e0, tx0, "purple")]:
+        s.rect(cx + c * cell - 1.5, cy + r * cell - 1.5, cell + 3, cell + 3, fill="none", stroke="ink", width=2)
+    s.text(cx, by - 8, f"Bs: B's tile t in shared memory, {T} × {T}", size=12)
+    s.text(ax, cy - 8, f"As: A's tile t, {T} × {T}", size=12)
+    s.text(cx + side / 2, cy + side + 18, f"the block's {T} × {T} threads: thread (ty, tx) computes C[ty][tx]",
+           size=12, anchor="middle")
+    # From global memory, once each.
+    ya = cy + ty0 * cell + cell / 2
+    s.line(16, ya, ax - 2, ya, stroke="ink", width=1.4, arrow=True)
+    s.text(16, ya - 8, "from A, once", size=12, bold=True)
+    yb = by + e0 * cell + cell / 2
+    s.line(ax + 10, yb, cx - 2, yb, stroke="ink", width=1.4, arrow=True)
+    s.text(ax + 10, yb - 8, "from B, once", size=12, bold=True)
+    # Read by T threads: the row, the column.
+    s.line(ax + (e0 + 1) * cell + 2, ya, cx - 2, ya, stroke="orange", width=2, arrow=True)
+    s.line(cx + tx0 * cell + cell / 2, by + (e0 + 1) * cell + 2, cx + tx0 * cell + cell / 2, cy - 2,
+           stroke="purple", width=2, arrow=True)
+    # What each highlight is, to the right of the threads.
+    lx = cx + side + 16
+    y = cy + ty0 * cell + cell / 2
+    s.line(cx + side + 2, y, lx - 2, y, stroke="orange", width=1.5)
+    s.text(lx, y + 4, f"row {ty0} (orange): all {T} threads", size=12)
+    s.text(lx, y + 19, f"read As[{ty0}][{e0}] (at e = {e0})", size=12)
+    y = cy + (ty0 + 4) * cell
+    s.text(lx, y + 4, f"column {tx0} (purple): all {T}", size=12)
+    s.text(lx, y + 19, f"threads read Bs[{e0}][{tx0}]", size=12)
+    s.text(lx, y + 34, f"(at e = {e0})", size=12)
+    s.text(lx, y + 58, f"blue: thread ({ty0}, {tx0}) multiplies", size=12)
+    s.text(lx, y + 73, "the two", size=12)
+    s.text(lx, by + 20, "ringed: the thread that", size=12)
+    s.text(lx, by + 35, "loaded it from global memory:", size=12)
+    s.text(lx, by + 50, f"({ty0}, {e0}) loaded As[{ty0}][{e0}],", size=12)
+    s.text(lx, by + 65, f"({e0}, {tx0}) loaded Bs[{e0}][{tx0}]", size=12)
+    y = cy + side + 50
+    s.text(12, y, f"Per step the block loads 2 × {T} × {T} floats from global memory (one of A and one of B per "
+                  f"thread),", size=13)
+    s.text(12, y + 18, f"and each is read by {T} threads from shared memory. In matmul_naive each of those {T} "
+                       "threads loads", size=13)
+    s.text(12, y + 36, f"the element from global memory itself: the tile cuts the model's global reads {T}×.", size=13)
+    return s.to_string()
+
+
 def register_tile() -> str:
     """One thread's kTM x kTN outputs in the block tile, and the outer product that updates them for
     each k: a column of A's slab times a row of B's slab, both read into registers."""
     z = sizes()
     bm, bn, bk, tm, tn = z["BM"], z["BN"], z["BK"], z["TM"], z["TN"]
-    ty, tx, k = 3, 6, 5                          # the thread and the step k shown
+    ty, tx, k = 3, 6, 3                          # the thread and the step k shown
+    m0, n0 = 5, 2                                # the accumulator shown: acc[m0][n0] += a[m0] * b[n0]
+    assert k not in (m0, n0), "k, m and n are different indices: draw them with different values"
     gap_m, gap_n = FLOAT4 * z["threads_y"], FLOAT4 * z["threads_x"]   # 64: the two runs' distance
     rows = [(m // FLOAT4) * gap_m + ty * FLOAT4 + m % FLOAT4 for m in range(tm)]
     cols = [(n // FLOAT4) * gap_n + tx * FLOAT4 + n % FLOAT4 for n in range(tn)]
@@ -131,7 +223,7 @@ def register_tile() -> str:
     q = 6                                        # px per element along K (drawn deeper to be seen)
     ax, cx = 40, 40 + bk * q + 12                # A's slab, C's tile (left edges)
     by, cy = 64, 64 + bk * q + 12                # B's slab, C's tile (top edges)
-    s = Svg(700, cy + bm * p + 96, f"One thread's register tile: {tm} x {tn} outputs of C, updated for each k by "
+    s = Svg(760, cy + bm * p + 96, f"One thread's register tile: {tm} x {tn} outputs of C, updated for each k by "
                                    f"the outer product of {tm} values of A's slab and {tn} of B's, held in registers")
     s.text(12, 24, f"One thread: {tm} × {tn} outputs in registers, one outer product per k", size=15, bold=True)
     s.text(12, 44, f"thread (ty, tx) = ({ty}, {tx}) of {z['threads_y']} × {z['threads_x']}; step k = {k} "
@@ -153,36 +245,36 @@ def register_tile() -> str:
     for r0 in sorted({r - r % FLOAT4 for r in rows}):
         for c0 in sorted({c - c % FLOAT4 for c in cols}):
             s.rect(cx + c0 * p, cy + r0 * p, FLOAT4 * p, FLOAT4 * p, fill="blue", stroke="ink")
-    s.text(ax + bk * q / 2, by + 18, "A's slab,", size=12, anchor="middle")
-    s.text(ax + bk * q / 2, by + 34, f"{bm} × {bk}", size=12, anchor="middle")
+    s.text(ax + bk * q / 2, cy + bm * p + 16, f"A's slab, {bm} × {bk}", size=12, anchor="middle")
     s.text(cx + bn * p + 8, by + bk * q / 2 + 4, f"B's slab, {bk} × {bn}", size=12)
     s.text(cx + bn * p / 2, cy + bm * p + 16, f"C's block tile, {bm} × {bn}", size=12, anchor="middle")
-    s.text(ax, cy + bm * p + 34, f"this thread's {tm * tn} outputs (blue): {tm * tn // FLOAT4 ** 2} patches of "
+    s.text(ax, cy + bm * p + 36, f"this thread's {tm * tn} outputs (blue): {tm * tn // FLOAT4 ** 2} patches of "
                                  f"{FLOAT4} × {FLOAT4}, {gap_m} rows or columns apart", size=12, fill="blue")
 
     # The registers, zoomed: a (TM), b (TN), acc (TM x TN).
     cell = 19
-    gx = cx + bn * p + 86                     # left of acc
+    gx = cx + bn * p + 124                    # left of acc (a[]'s labels fit between C's tile and a[])
     gy = cy + 24                              # top of acc
     s.text(gx - cell - 10, by + 8, "in registers", size=13, bold=True)
     for n in range(tn):
         s.rect(gx + n * cell, gy - cell - 8, cell, cell, fill="purple", stroke="ink")
         s.text(gx + n * cell + cell / 2, gy - 8 - cell / 2 + 4, str(n), size=10, anchor="middle", fill="paper")
     s.text(gx + tn * cell + 8, gy - 8 - cell / 2 - 2, f"b[{tn}]", size=12)
-    s.text(gx + tn * cell + 8, gy - 8 - cell / 2 + 12, f"row {k} of B's slab", size=11)
+    s.text(gx + tn * cell + 8, gy - 8 - cell / 2 + 12, f"row k = {k} of B's slab", size=11)
     for m in range(tm):
         s.rect(gx - cell - 8, gy + m * cell, cell, cell, fill="orange", stroke="ink")
         s.text(gx - cell - 8 + cell / 2, gy + m * cell + cell / 2 + 4, str(m), size=10, anchor="middle")
         for n in range(tn):
             s.rect(gx + n * cell, gy + m * cell, cell, cell, fill="light_blue", stroke="blue", width=0.75)
-    s.rect(gx + 2 * cell, gy + 5 * cell, cell, cell, fill="blue", stroke="ink", width=1.5)
-    s.rect(gx + 2 * cell, gy - cell - 8, cell, cell, fill="none", stroke="ink", width=2.5)
-    s.rect(gx - cell - 8, gy + 5 * cell, cell, cell, fill="none", stroke="ink", width=2.5)
+    s.rect(gx + n0 * cell, gy + m0 * cell, cell, cell, fill="blue", stroke="ink", width=1.5)
+    s.rect(gx + n0 * cell, gy - cell - 8, cell, cell, fill="none", stroke="ink", width=2.5)
+    s.rect(gx - cell - 8, gy + m0 * cell, cell, cell, fill="none", stroke="ink", width=2.5)
     s.text(gx - cell - 12, gy + tm * cell / 2 - 4, f"a[{tm}]", size=12, anchor="end")
-    s.text(gx - cell - 12, gy + tm * cell / 2 + 10, f"column {k}", size=11, anchor="end")
+    s.text(gx - cell - 12, gy + tm * cell / 2 + 10, f"column k = {k}", size=11, anchor="end")
     s.text(gx - cell - 12, gy + tm * cell / 2 + 23, "of A's slab", size=11, anchor="end")
     s.text(gx + tn * cell / 2, gy + tm * cell + 18, f"acc[{tm}][{tn}]", size=12, anchor="middle", bold=True)
-    s.text(gx + tn * cell / 2, gy + tm * cell + 34, "acc[5][2] += a[5] · b[2]", size=12, anchor="middle", mono=True)
+    s.text(gx + tn * cell / 2, gy + tm * cell + 34, f"acc[{m0}][{n0}] += a[{m0}] · b[{n0}]", size=12,
+           anchor="middle", mono=True)
 
     loads = (tm + tn) // FLOAT4
     y = cy + bm * p + 62
@@ -193,4 +285,4 @@ def register_tile() -> str:
     return s.to_string()
 
 
-FIGURES = {"tiles_along_k.svg": tiles_along_k, "register_tile.svg": register_tile}
+FIGURES = {"tiles_along_k.svg": tiles_along_k, "shared_tile.svg": shared_tile, "register_tile.svg": register_tile}

@@ -5,7 +5,9 @@ comes from lesson 06's bank model (`bank_model()` and `probe_table()` in its mai
 through figlib.models on the lesson's own named patterns):
 - stride2_wavefronts.svg: `w4_stride2` (s[lane * 2], 4 bytes): two lanes per bank, two wavefronts;
 - column_banks.svg: `tile32x32_column` against `tile32x33_column` (and `tile32x32_xor_column`);
-- quarter_warps.svg: `w16_stride1` (a float4 per lane): four quarter-warps, one wavefront each.
+- quarter_warps.svg: `w16_stride1` (a float4 per lane): four quarter-warps, one wavefront each;
+- pairing.svg: `w16_lanes_mod8` against `w16_lanes_div8`: the same kind of float4 load, served 8
+  lanes at a time (4 wavefronts) or, when neighbouring lanes share an address, 16 at a time (2).
 """
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def lanes_to_banks(s: Svg, y_lanes: float, y_banks: float, a: models.BankAnswer)
 def stride2_wavefronts() -> str:
     a = models.bank_pattern("w4_stride2")
     words = [addr // 4 for addr in a.address]
-    s = Svg(WIDTH, 350, "s[lane * 2], 4-byte words: lanes 0-15 and 16-31 hit the same 16 banks, "
+    s = Svg(WIDTH, 384, "s[lane * 2], 4-byte words: lanes 0-15 and 16-31 hit the same 16 banks, "
                         "so the warp needs two wavefronts")
     s.text(WIDTH / 2, 24, f"s[lane * {words[1]}] (pattern w4_stride2): lane l reads word {words[1]}·l, "
                           f"in bank ({words[1]}·l) mod 32", size=14, anchor="middle", bold=True)
@@ -65,7 +67,9 @@ def stride2_wavefronts() -> str:
                              f"word {words[in_bank0[1]]} for lane {in_bank0[1]}: two different words, "
                              "two wavefronts", size=12)
     s.text(LEFT, 266, "The odd banks are never asked; each even bank is asked for two words.", size=12)
-    y = 296
+    s.text(LEFT, 284, "Each wavefront serves one word per bank. The model serves the first lane to ask a bank", size=12)
+    s.text(LEFT, 300, "in wavefront 1, the next in wavefront 2. Nsight Compute counts wavefronts, not which lane goes first.", size=12)
+    y = 330
     for k in range(a.wavefronts):
         stroke, dash = WAVE_STYLE[k]
         first = min(l for l in range(BANKS) if a.wavefront[l] == k)
@@ -140,8 +144,70 @@ def quarter_warps() -> str:
     return s.to_string()
 
 
+PART_FILLS = ["light_blue", "light_orange", "light_green", "light_purple"]
+
+
+def pairing() -> str:
+    """w16_lanes_mod8 against w16_lanes_div8: which lanes the model serves together (its parts),
+    which float4 each lane reads, and the banks each part's wavefront covers."""
+    width = WIDTH + 60
+    left, cell, h = 204, (width - 204 - RIGHT) / BANKS, 18
+    panels = [("w16_lanes_mod8", "lane l reads float4 number l mod 8"),
+              ("w16_lanes_div8", "lane l reads float4 number l / 8 (rounded down)")]
+    answers = [models.bank_pattern(name) for name, _ in panels]
+    height = 40 + sum(112 + (h + 8) * a.parts for a in answers)
+    mod8, div8 = answers
+    s = Svg(width, height, f"A float4 load: lanes l, l + 8, l + 16, l + 24 on one float4 (w16_lanes_mod8) "
+                           f"go 8 lanes at a time, {mod8.wavefronts} wavefronts; lanes in groups of 8 on one "
+                           f"float4 (w16_lanes_div8) pair up and go 16 at a time, {div8.wavefronts} wavefronts")
+
+    def row(y: float, label: str, fills: list[str], texts: list[str]) -> None:
+        s.text(left - 8, y + h / 2 + 4, label, size=12, anchor="end", bold=True)
+        for i in range(BANKS):
+            s.rect(left + cell * i + 1, y, cell - 2, h, fill=fills[i], stroke="grid")
+            if texts[i]:
+                s.text(left + cell * (i + 0.5), y + h / 2 + 3.5, texts[i], size=9, anchor="middle")
+
+    y = 24
+    for (name, how), a in zip(panels, answers):
+        lanes_per_part = BANKS // a.parts
+        part_of = [lane // lanes_per_part for lane in range(BANKS)]
+        s.text(RIGHT, y, f"{name}: {how}", size=14, bold=True)
+        row(y + 12, "lane", [PART_FILLS[part_of[l] % 4] for l in range(BANKS)], [str(l) for l in range(BANKS)])
+        row(y + 12 + h, "reads float4", [PART_FILLS[part_of[l] % 4] for l in range(BANKS)],
+            [str(a.address[l] // a.width) for l in range(BANKS)])
+        y += 12 + 2 * h + 14
+        s.text(left - 8, y + 4, "banks →", size=11, anchor="end")
+        for b in range(0, BANKS, 4):
+            s.text(left + cell * (b + 0.5), y + 4, str(b), size=9, anchor="middle")
+        y += 10
+        for part in range(a.parts):
+            lanes = range(part * lanes_per_part, (part + 1) * lanes_per_part)
+            fills = ["paper"] * BANKS
+            for lane in lanes:
+                for k in range(a.width // 4):
+                    fills[(a.address[lane] // 4 + k) % BANKS] = PART_FILLS[part % 4]
+            waves = sorted({a.wavefront[lane] + 1 for lane in lanes})
+            row(y, f"wavefront {'+'.join(map(str, waves))}: lanes {lanes[0]}–{lanes[-1]}", fills, [""] * BANKS)
+            y += h + 8
+        if a.parts == 4:
+            why = (f"No lane reads what lane n ^ 1 or n ^ 2 reads: the load goes {lanes_per_part} lanes at a time "
+                   f"({lanes_per_part} × 16 bytes = 128 bytes),")
+            then = (f"one wavefront each: {a.wavefronts} wavefronts, though lanes 8–31 only repeat "
+                    "the data of lanes 0–7.")
+        else:
+            why = (f"Lane n reads what lane n ^ 1 reads: a pair needs one copy of its 16 bytes, so the load "
+                   f"goes {lanes_per_part} lanes at a time,")
+            then = f"one wavefront each: {a.wavefronts} wavefronts. (Stores never pair: as a store it goes 8 at a time.)"
+        s.text(RIGHT, y + 10, why, size=12)
+        s.text(RIGHT, y + 26, then, size=12, bold=True)
+        y += 66
+    return s.to_string()
+
+
 FIGURES = {
     "stride2_wavefronts.svg": stride2_wavefronts,
     "column_banks.svg": column_banks,
     "quarter_warps.svg": quarter_warps,
+    "pairing.svg": pairing,
 }

@@ -122,7 +122,8 @@ grep -q '^06_bank_conflicts,atk13 honest last,atk23 twin of atk13,1.00,' "$tmp/o
 # speed case's size after its first launch there (atk21) is not timed at all, and its wrong output
 # there is a finding (its own run's check, or the witness's); the kernel that traps in the witness
 # (atk25) is not timed, earns no speed credit and scores no more than its honest twin; nor is the
-# kernel whose code allocates on the device heap (atk26), which outlives the witness's reloads.
+# kernel whose code allocates on the device heap (atk26), which outlives the witness's reloads. The
+# lesson 04 sum that keeps its answer in its output's slack (atk28) earns no more than its twin (atk27).
 if [ $gpu -eq 1 ]; then
   PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "a forged speed earned credit (above)"
 import json, os, sys
@@ -130,10 +131,12 @@ from grading import cellrecord, score
 speed = {}
 for e in sorted(os.listdir(sys.argv[1])):
     r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
-    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21", "atk24", "atk25", "atk26")):
+    if r is None or r.result is None or not r.student.startswith(("atk18", "atk19", "atk20", "atk21", "atk24", "atk25", "atk26",
+                                                                 "atk27", "atk28")):
         continue
     ev = json.load(open(os.path.join(sys.argv[1], e, "evidence.json")))
-    rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == "02.tiled"]
+    exercise = "04.last_block" if r.student.startswith(("atk27", "atk28")) else "02.tiled"
+    rows = [x for x in ev["rules"] if x["kind"] == "speed" and x["exercise"] == exercise]
     speed[r.student[:5]] = (rows[0], r.result.finding, score.cell_score(r.result.passed == r.result.total, r.fields()))
     print("speed %s: %s (%s) %s" % (r.student, rows[0]["status"], rows[0].get("ratio"), rows[0]["words"]))
 ok = True
@@ -157,6 +160,19 @@ for k, name, why in (("atk25", "atk25 forge trap", lambda w: w.startswith("not t
               % (k, row["status"], row["words"], row.get("credit"), finding, got, speed["atk18"][2])); ok = False
     else:
         print("score %s: %.1f%% (atk18 honest slow: %.1f%%)" % (name, 100 * got, 100 * speed["atk18"][2]))
+# The sum kept in its output's slack (atk28): every launch sums honestly, at its twin's (atk27) speed and score
+# (within the timing's noise: 15% of the ratio, 2 points of the score).
+twin, kept = speed["atk27"], speed["atk28"]
+honest = twin[0].get("ratio")
+if not (isinstance(honest, float) and honest < 0.8):
+    print("FAIL: the honest slow sum's ratio is %r, expected a time under 80%% of the solution's" % honest); ok = False
+r = kept[0].get("ratio")
+if not (isinstance(r, float) and isinstance(honest, float) and r <= honest * 1.15 + 0.02) or kept[1] or kept[2] > twin[2] + 0.02:
+    print("FAIL: atk28 kept state: ratio %r / finding %r / score %r, its honest twin's ratio %r, score %r"
+          % (r, kept[1], kept[2], honest, twin[2])); ok = False
+else:
+    print("score atk28 kept state: %.1f%% at %.2f of the solution's speed (atk27 honest slow sum: %.1f%% at %.2f)"
+          % (100 * kept[2], r, 100 * twin[2], honest))
 sys.exit(0 if ok else 1)
 PY
 fi

@@ -1,0 +1,164 @@
+"""Work a cell did not do the lesson's way, found while it compiles and held against its correctness
+(like the lint's undefined behaviour): a result computed in reduced precision
+(grading/precision.py, on the compiled runner's SASS and PTX, read by cuobjdump in the cell's
+sandbox) and an exercise done by a library (grading/library_use.py, on the submission's source and
+its preprocessed text, made by nvcc -E in the cell's sandbox, beside the lesson's own main.cu
+preprocessed the same way outside it: the course's, trusted).
+
+Both run with and without --host-only, --no-performance and --no-lint: they are correctness. A
+tool the grading machine lacks (cuobjdump, nvcc) leaves its part not checked, for every cell alike,
+and the cell's shortcuts.log says so; a listing the submission made too large or too slow to read
+is a finding."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import threading
+
+from . import library_use, precision
+from .cell_evidence import STATIC_CAP, _listing
+from .context import Grading
+from .names import visible
+from .runfolder import Cell
+from .static_evidence import find_cuda_tool
+
+PREPROCESS_LIMIT_S = 120
+MAX_PREPROCESSED = 64 << 20
+_lessons: dict[str, list[dict[int, list[str]]]] = {}
+_lock = threading.Lock()
+
+
+def _arch(o_arch: str | None) -> str:
+    """nvcc's -arch for the preprocessor: the course's first architecture (only __CUDA_ARCH__'s value
+    depends on it), sm_90 when none is given."""
+    m = re.match(r"\s*([0-9]+[a-z]?)", o_arch or "")
+    return "-arch=sm_%s" % (m.group(1) if m else "90")
+
+
+def preprocess_script() -> str:
+    """bash -c SCRIPT pre NVCC ARCH VIEW SOURCE OUTDIR: the device and the host side of SOURCE."""
+    flags = '-E -x cu "$2" -std=c++17 --expt-relaxed-constexpr -DCOURSE_NO_MAIN -I"$3/common" -I"$3/harness"'
+    return ('mkdir -p "$5" && "$1" %s "$4" -o "$5/device.ii" && "$1" %s -U__CUDA_ARCH__ "$4" -o "$5/host.ii"'
+            % (flags, flags))
+
+
+def _read_capped(path: str) -> str | None:
+    """A regular file the sandbox wrote (no link followed), at most MAX_PREPROCESSED bytes; None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not os.path.isfile(path) or os.fstat(f.fileno()).st_size > MAX_PREPROCESSED:
+            return None
+        return f.read(MAX_PREPROCESSED).decode("utf-8", "replace")
+
+
+def lesson_passes(g: Grading, nvcc: str, lesson: str) -> list[dict[int, list[str]]]:
+    """The lesson's own main.cu preprocessed (device and host side), outside any sandbox (the
+    course's code), once per lesson and run; [] when it could not be."""
+    with _lock:
+        if lesson in _lessons:
+            return _lessons[lesson]
+        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        source = os.path.join(repo, "lessons", lesson, "main.cu")
+        out: list[dict[int, list[str]]] = []
+        for host in (False, True):
+            cmd = [nvcc, "-E", "-x", "cu", _arch(g.o.arch), "-std=c++17", "--expt-relaxed-constexpr", "-DCOURSE_NO_MAIN",
+                   "-I" + os.path.join(repo, "common"), "-I" + os.path.join(repo, "harness")]
+            cmd += (["-U__CUDA_ARCH__"] if host else []) + [source]
+            r = subprocess.run(cmd, capture_output=True, text=True, errors="replace", check=False, timeout=PREPROCESS_LIMIT_S)
+            if r.returncode != 0:
+                out = []
+                break
+            out.append(library_use.preprocessed_lines(r.stdout, source))
+        _lessons[lesson] = out
+        return out
+
+
+def submission_passes(g: Grading, cell: Cell, box: str, nvcc: str, notes: list[str]) -> list[dict[int, list[str]]]:
+    """The submission's main.cu preprocessed (device and host side) by nvcc -E in the cell's sandbox;
+    [] when it could not be (the source lines are still judged; the note says why)."""
+    source = os.path.join(box, "src", "main.cu")
+    out_dir = os.path.join(box, "build", "shortcuts")
+    step = g.box.run(cell.dir, cell.number, "preprocess", PREPROCESS_LIMIT_S, "compile",
+                     ["bash", "-c", preprocess_script(), "pre", nvcc, _arch(g.o.arch), g.course.view, source, out_dir],
+                     None, cap=1 << 16, background=True)
+    passes = []
+    if step.started and step.rc == 0 and not step.timed_out:
+        for side in ("device", "host"):
+            text = _read_capped(os.path.join(out_dir, side + ".ii"))
+            if text is None:
+                notes.append("the preprocessed %s side could not be read (over %d MiB, or not a file)"
+                             % (side, MAX_PREPROCESSED >> 20))
+                return []
+            passes.append(library_use.preprocessed_lines(text, source))
+    else:
+        notes.append("nvcc -E did not finish (exit %d%s; see preprocess.log): the source lines alone were judged"
+                     % (step.rc, ", time limit" if step.timed_out else ""))
+    for side in ("device", "host"):
+        try:
+            os.unlink(os.path.join(out_dir, side + ".ii"))
+        except OSError:
+            pass
+    return passes
+
+
+def library_findings(g: Grading, cell: Cell, box: str, notes: list[str]) -> list[str]:
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(repo, "lessons", cell.lesson, "main.cu"), encoding="utf-8", errors="replace") as f:
+        lesson_text = f.read()
+    fd = os.open(os.path.join(box, "src", "main.cu"), os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as f:
+        submission = f.read(MAX_PREPROCESSED).decode("utf-8", "replace")
+    nvcc = find_cuda_tool("nvcc", "CUDACXX")
+    lesson_pre: list[dict[int, list[str]]] = []
+    sub_pre: list[dict[int, list[str]]] = []
+    if nvcc is None:
+        notes.append("no nvcc found: the source lines alone were judged, not their preprocessed text")
+    else:
+        lesson_pre = lesson_passes(g, nvcc, cell.lesson)
+        if not lesson_pre:
+            notes.append("the lesson's own main.cu could not be preprocessed (grader): the source lines alone were judged")
+        else:
+            sub_pre = submission_passes(g, cell, box, nvcc, notes)
+    if not sub_pre:
+        lesson_pre = []
+    return library_use.findings(lesson_text, submission, lesson_pre, sub_pre, cell.lesson)
+
+
+def precision_findings(g: Grading, cell: Cell, binary: str, notes: list[str]) -> list[str]:
+    rubric = g.rubrics.rubrics.get(cell.lesson)
+    if not precision.teaches_fp32(rubric):
+        return []
+    if g.rubrics.cuobjdump is None:
+        notes.append("precision not checked: %s" % g.rubrics.no_cuobjdump)
+        return []
+    texts: dict[str, str] = {}
+    why = _listing(g.box, cell, "precision-sass", ["-sass"], binary, g.rubrics.cuobjdump, STATIC_CAP, texts)
+    if why is None:
+        if _listing(g.box, cell, "precision-ptx", ["-ptx"], binary, g.rubrics.cuobjdump, STATIC_CAP, texts) is not None:
+            notes.append("the PTX could not be read: the machine code alone was judged")
+    if why is not None:
+        if why.startswith("short: "):
+            return ["the compiled code's precision could not be checked: %s" % why[len("short: "):]]
+        notes.append("precision not checked: %s" % why)
+        return []
+    rubric_names = rubric if isinstance(rubric, dict) else None
+    return precision.findings(texts.get("precision-sass", ""), texts.get("precision-ptx"), rubric_names)
+
+
+def check(g: Grading, cell: Cell, box: str, binary: str) -> list[str]:
+    """The cell's findings of reduced precision and of library shortcuts (each fails its correctness);
+    CELL_DIR/shortcuts.log says what was checked and what was not."""
+    notes: list[str] = []
+    found = []
+    for part in (lambda: precision_findings(g, cell, binary, notes), lambda: library_findings(g, cell, box, notes)):
+        try:
+            found += part()
+        except Exception as e:  # a grader error: that part is not checked, the cell is graded
+            notes.append("grader error: %s" % visible(str(e))[:200])
+    with open(os.path.join(cell.dir, "shortcuts.log"), "w", encoding="utf-8") as f:
+        f.write("".join("%s\n" % n for n in notes + ["finding: " + x for x in found]) or "checked: nothing found\n")
+    return found

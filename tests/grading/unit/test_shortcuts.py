@@ -1,0 +1,188 @@
+"""grading/precision.py and grading/library_use.py: reduced precision in the compiled code, a
+library doing an exercise's work in the source. SASS lines below are cuobjdump -sass output of
+kernels nvcc 13.0 compiled for sm_90; the tests that compile need nvcc (PTX) or cuobjdump (SASS)
+and are skipped without them."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+from grading import library_use, precision  # noqa: E402
+from grading.static_evidence import find_cuda_tool  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+def sass(function, *lines):
+    body = "".join("        /*%04x*/                   %s ;   /* 0x0 */\n" % (16 * i, l) for i, l in enumerate(lines))
+    return "\t\tFunction : %s\n%s" % (function, body)
+
+
+HONEST = sass("_Z6honestPKfPfiPd", "HFMA2.MMA R13, -RZ, RZ, 1.75, 0", "FFMA R0, R2, R3, R0", "F2F.F64.F32 R6, R0",
+              "F2F.F32.F64 R11, R10", "HFMA2.MMA R27, -RZ, RZ, -15.890625, -0.0047760009765625", "EXIT")
+TF32 = sass("_Z21matmul_register_tiledPKfS0_Pfiii", "HMMA.1684.F32.TF32 R12, R8.reuse, R14, RZ", "EXIT")
+HALF = sass("_Z14half_roundtripPKfPfi", "F2FP.F16.F32.PACK_AB R0, RZ, R2", "HADD2.F32 R0, -RZ, R0.H0_H0", "EXIT")
+BF16 = sass("_Z14bf16_roundtripPKfPfi", "F2F.BF16.F32 R0, R2", "EXIT")
+RUBRIC = {"rules": [{"exercise": "05.register_tiled", "kernel": "^matmul_register_tiled", "fact": "stack", "op": "=="}]}
+
+
+class PrecisionRule(unittest.TestCase):
+    def test_honest_fp32_code_has_no_finding(self):
+        # ptxas moves constants through the half FMA pipe (HFMA2.MMA with RZ sources): not counted
+        self.assertEqual(precision.findings(HONEST, None, RUBRIC), [])
+
+    def test_tensor_cores_are_named_with_the_exercise(self):
+        f = precision.findings(TF32 + HONEST, None, RUBRIC)
+        self.assertEqual(f, ["05.register_tiled: computes in reduced precision (HMMA tensor-core instructions in its "
+                             "machine code); the lesson teaches FP32"])
+
+    def test_half_and_bfloat16_round_trips_in_any_function(self):
+        f = precision.findings(HALF + BF16, None, RUBRIC)
+        self.assertEqual(len(f), 2)
+        self.assertIn("`bf16_roundtrip`: computes in reduced precision (F2F conversions to BF16", f[0])
+        self.assertIn("F2FP conversions to half or bfloat16, HADD2 half-precision arithmetic", f[1])
+
+    def test_each_instruction_class(self):
+        for op, args in (("HGMMA.64x128x16.F32.BF16", "R24, gdesc[UR4], R24"), ("IMMA.16816.S8.S8", "R8, R8.ROW, R4.COL, RZ"),
+                         ("QGMMA.64x64x32.F32.E4M3.E4M3", "R0, gdesc[UR4], R0"), ("HFMA2", "R0, R0, R0, R0"),
+                         ("HMUL2", "R0, R1, R2"), ("I2F.F16", "R0, R1")):
+            self.assertIsNotNone(precision.sass_reduced(op, args), op)
+        for op, args in (("DMMA.884", "R0, R2, R4, R0"), ("HFMA2.MMA", "R3, -RZ, RZ, 0, 0"), ("FFMA", "R0, R1, R2, R3"),
+                         ("F2F.F64.F32", "R6, R0"), ("I2F.U32", "R0, R1")):
+            self.assertIsNone(precision.sass_reduced(op, args), op)
+
+    def test_ptx_tf32_rounding_and_inline_mma(self):
+        ptx = (".visible .entry _Z4tf32PKfPf(\n)\n{\n\tcvt.rna.tf32.f32 %r1, %f1;\n\tadd.f32 %f2, %f1, %f1;\n}\n"
+               ".func  (.param .b32 func_retval0) _Z8helper_hf(\n)\n{\n\t{  cvt.rn.f16.f32 %rs1, %f1;}\n}\n"
+               ".visible .entry _Z4mmaPKjPf(\n)\n{\n\tmma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1}, {%r1}, {%r2}, {%f2};\n}\n"
+               ".visible .entry _Z6honestPf(\n)\n{\n\t.reg .b16 %rs<3>;\n\tfma.rn.f32 %f1, %f2, %f3, %f4;\n}\n")
+        found = precision.ptx_reduced(ptx)
+        self.assertEqual(found, {"_Z4tf32PKfPf": ["cvt.rna.tf32.f32"], "_Z8helper_hf": ["cvt.rn.f16.f32"], "_Z4mmaPKjPf": ["mma"]})
+
+    def test_a_lesson_may_say_it_teaches_another_precision(self):
+        self.assertEqual(precision.findings(TF32, None, {"precision": "TF32"}), [])
+
+
+@unittest.skipUnless(find_cuda_tool("nvcc", "CUDACXX"), "no nvcc")
+class CompiledKernels(unittest.TestCase):
+    SOURCE = r'''
+#include <mma.h>
+#include <cuda_fp16.h>
+__global__ void honest(const float* a, float* c, int n) {
+    float s = 0.0f;
+    for (int k = 0; k < n; ++k) s = fmaf(a[k], a[k + threadIdx.x], s);
+    c[threadIdx.x] = s + __shfl_down_sync(0xffffffffu, s, 1) * 1.875f;
+}
+__global__ void tf32(const float* a, const float* b, float* c) {
+    using namespace nvcuda;
+    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 8);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+}
+__global__ void half_trip(const float* a, float* c) { c[threadIdx.x] = __half2float(__float2half(a[threadIdx.x])); }
+'''
+
+    def compile(self, option, out):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(d, "k.cu"), "w") as f:
+            f.write(self.SOURCE)
+        subprocess.run([find_cuda_tool("nvcc", "CUDACXX"), "-arch=sm_90", option, "-o", os.path.join(d, out),
+                        os.path.join(d, "k.cu")], check=True, capture_output=True)
+        return os.path.join(d, out)
+
+    def test_ptx(self):
+        with open(self.compile("-ptx", "k.ptx")) as f:
+            found = precision.ptx_reduced(f.read())
+        self.assertEqual(sorted(found), ["_Z4tf32PKfS0_Pf", "_Z9half_tripPKfPf"])
+        self.assertIn("wmma", found["_Z4tf32PKfS0_Pf"])
+
+    @unittest.skipUnless(find_cuda_tool("cuobjdump", "CUOBJDUMP"), "no cuobjdump")
+    def test_sass(self):
+        cubin = self.compile("-cubin", "k.cubin")
+        text = subprocess.run([find_cuda_tool("cuobjdump", "CUOBJDUMP"), "-sass", cubin], capture_output=True, text=True,
+                              check=True).stdout
+        self.assertEqual(sorted(precision.sass_findings(text)), ["_Z4tf32PKfS0_Pf", "_Z9half_tripPKfPf"])
+
+
+LESSON04 = os.path.join(REPO, "lessons", "04_reduction", "main.cu")
+SHUFFLE = "    for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);\n    return v;"
+TREE_END = "    return s[0];\n    // EXERCISE END"
+
+
+class LibraryRule(unittest.TestCase):
+    def setUp(self):
+        with open(LESSON04) as f:
+            self.lesson = f.read()
+
+    def judge(self, text, pre=()):
+        return library_use.findings(self.lesson, text, list(pre[0]) if pre else [], list(pre[1]) if pre else [], "04_reduction")
+
+    def test_the_lesson_and_its_exercise_have_none(self):
+        self.assertEqual(self.judge(self.lesson), [])
+        with open(os.path.join(REPO, "exercises", "04_reduction", "main.cu")) as f:
+            self.assertEqual(self.judge(f.read()), [])
+
+    def test_cooperative_groups_through_a_namespace_alias(self):
+        text = self.lesson.replace("#include <cstdio>\n", "#include <cstdio>\n#include <cooperative_groups.h>\n"
+                                   "namespace cg = cooperative_groups;\n")
+        text = text.replace(SHUFFLE, "    return cg::reduce(cg::tiled_partition<32>(cg::this_thread_block()), v, cg::plus<float>());")
+        f = self.judge(text)
+        self.assertTrue(f[0].startswith("04.shuffle: a library does the exercise's work (`cg` at main.cu:"), f)
+        self.assertIn("#include <cooperative_groups.h>", f[1])
+
+    def test_a_helper_outside_the_region_and_a_using_declaration(self):
+        text = self.lesson.replace("constexpr int kWarp = 32;\n", "constexpr int kWarp = 32;\nusing cub::WarpReduce;\n"
+                                   "__device__ float helper(float v) { __shared__ WarpReduce<float>::TempStorage t; "
+                                   "return WarpReduce<float>(t).Sum(v); }\n")
+        text = text.replace(SHUFFLE, "    return helper(v);")
+        f = self.judge(text)
+        self.assertEqual(len(f), 1)
+        self.assertIn("outside the exercise regions (`WarpReduce`, `cub` at main.cu:", f[0])
+
+    def test_names_in_comments_and_strings_are_not_code(self):
+        text = self.lesson.replace(SHUFFLE, SHUFFLE + "  // not cub::WarpReduce\n    printf(\"thrust\");")
+        self.assertEqual(self.judge(text), [])
+
+    def test_a_new_header_is_named_but_a_standard_one_is_not(self):
+        text = self.lesson.replace("#include <cstdio>\n", "#include <cstdio>\n#include <climits>\n#include <mma.h>\n")
+        f = self.judge(text)
+        self.assertEqual(len(f), 1)
+        self.assertIn("#include <mma.h> at main.cu:", f[0])
+
+    def test_preprocessed_lines(self):
+        text = '# 1 "x.cu"\nint a;\n# 1 "/h.h" 1\ncub b;\n# 3 "x.cu" 2\n\n  ::cub::BlockReduce c; "cub"\n'
+        self.assertEqual(library_use.preprocessed_lines(text, "x.cu"), {1: ["int", "a"], 4: ["::", "cub", "::", "BlockReduce", "c"]})
+
+    @unittest.skipUnless(find_cuda_tool("nvcc", "CUDACXX"), "no nvcc")
+    def test_token_pasting_is_seen_after_preprocessing(self):
+        text = self.lesson.replace("constexpr int kWarp = 32;\n", "constexpr int kWarp = 32;\n#define PASTE(a, b) a##b\n"
+                                   "#define REDUCER PASTE(c, ub)::BlockReduce<float, kBlock>\n")
+        text = text.replace(TREE_END, "    __shared__ typename REDUCER::TempStorage t;\n    return REDUCER(t).Sum(v);\n"
+                            "    // EXERCISE END")
+        self.assertEqual(self.judge(text), [])  # the source alone does not show it
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        passes = []
+        for name, body in (("lesson", self.lesson), ("sub", text)):
+            path = os.path.join(d, name + ".cu")
+            with open(path, "w") as f:
+                f.write(body)
+            out = subprocess.run([find_cuda_tool("nvcc", "CUDACXX"), "-E", "-x", "cu", "-arch=sm_90", "-std=c++17",
+                                  "-DCOURSE_NO_MAIN", "-I" + os.path.join(REPO, "common"), "-I" + os.path.join(REPO, "harness"),
+                                  path], capture_output=True, text=True, check=True).stdout
+            passes.append([library_use.preprocessed_lines(out, path)])
+        f = self.judge(text, passes)
+        self.assertTrue(f and f[0].startswith("04.tree: a library does the exercise's work (`cub` at main.cu:"), f)
+
+
+if __name__ == "__main__":
+    unittest.main()
