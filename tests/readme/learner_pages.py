@@ -144,6 +144,10 @@ def commonmark_lists(text):
                 if para.map[1] == t.map[0]:
                     hits.append((line, "a one-item list that cuts into the paragraph above it (a wrapped line "
                                        "that begins with a number and a dot, or a dash)"))
+        if t.type == "html_block" and re.search(r"<!-- /(?:q|not measured) -->", t.content.split("\n")[0]):
+            hits.append((t.map[0] + 1, "a line that begins with a number's marker (<!-- q: ... -->): GitHub shows "
+                                       "the whole line as raw HTML, its Markdown unrendered, and breaks the "
+                                       "paragraph there; put a word before the marker or join the line to the one above"))
         if t.type == "html_block" and "</summary>" in t.content and "</details>" not in t.content:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             if nxt is not None and nxt.type in ("ordered_list_open", "bullet_list_open"):
@@ -318,6 +322,12 @@ class Rules(unittest.TestCase):
         self.assertEqual(rendering_problems("The warp needs 1. wavefront.\n"), [])
         # Lists meant as lists stay.
         self.assertEqual(rendering_problems("Steps:\n\n1. one\n2. two\n\n- a\n- b\n"), [])
+        # A number's marker that begins a line turns the line into raw HTML on GitHub.
+        marker = '<!-- q: ms("h200", "01", "copy_kernel") -->0.32<!-- /q --> ms, `code` here'
+        self.assertTrue(rendering_problems("The copy takes\n" + marker + "\n"))
+        self.assertTrue(rendering_problems("- a point\n  " + marker + "\n"))
+        self.assertEqual(rendering_problems("The copy takes " + marker + "\nand more.\n"), [])
+        self.assertEqual(rendering_problems("<!-- q-end -->\n\nText.\n"), [])
 
     def test_section(self):
         text = "## What you will learn\n- a\n- b\n- c\n## The idea\nx\n"
