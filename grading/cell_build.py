@@ -93,7 +93,7 @@ def build_cell(g: Grading, cell: Cell) -> None:
         if step.rc == 0 and os.access(os.path.join(box, "build", cell.lesson + "_check"), os.X_OK):
             compiled = "yes"
         else:
-            why = compile_.finding(step, os.path.join(cell.dir, "build.log"), box, o.output_kib, o.mem_mib)
+            why = compile_.finding(step, os.path.join(cell.dir, "build.log"), box, o.output_kib, o.mem_mib, o.file_mib)
         cell.timing.add("compile_s", time.monotonic() - t0)
         cell.timing.add("compile_mib", step.peak_rss >> 20)
         if compiled == "yes":

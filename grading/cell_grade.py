@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from . import gpus as gpus_
 from . import gradebook, judge, pipeline, run, sandbox, witness
@@ -39,6 +39,10 @@ class CellRun:
     judge_peak: int = 0
     san_peak: int = 0
     memcheck_ran: bool = False
+    judge_s: float = 0.0          # the judge's seconds (twice judged: both)
+    judge_beside_s: float = 0.0   # of those, beside the next cell's run (grading/overlap.py): off its GPU's critical path
+    judged_again: bool = False    # judged beside the next cell's run, then again alone (not a full pass)
+    t0: float = 0.0               # time.monotonic() when its run began
     marks: list[float] = field(default_factory=list)  # time.monotonic() after each layer
 
     @property
@@ -86,7 +90,24 @@ def layer_run(g: Grading, r: CellRun) -> None:
             r.findings.append(busy)
 
 
-def _judge_step(g: Grading, r: CellRun, transcript: str, verdict_path: str) -> None:
+@dataclass
+class Judged:
+    """One run of the judge: its grade (None: it did not finish), what it found, its peak memory and seconds."""
+    grade: judge.Grade | None = None
+    findings: list[str] = field(default_factory=list)
+    peak: int = 0
+    seconds: float = 0.0
+
+    def passed(self) -> bool:
+        """A full pass, nothing missing or inconsistent: a verdict that a step beside it cannot have
+        made (grading/overlap.py takes it; anything else is judged again, alone on the GPU)."""
+        gr = self.grade
+        return (gr is not None and not self.findings and gr.total > 0 and gr.passed == gr.total and gr.missing == 0
+                and gr.inconsistent == 0 and not gr.course_failures)
+
+
+def _judge_step(g: Grading, r: CellRun, transcript: str, verdict_path: str, out: Judged,
+                started: Callable[[int | None], None] | None) -> None:
     o = g.o
     env = dict(os.environ, COURSE_REQUIRE_GPU="0" if o.host_only else "1", **({} if o.host_only else sandbox.CUDA_ENV))
     if r.uuid:
@@ -96,10 +117,10 @@ def _judge_step(g: Grading, r: CellRun, transcript: str, verdict_path: str) -> N
     if g.course.data_limit_runs:
         cmd = ["prlimit", "--data=%d" % (o.mem_mib << 20), "--"] + cmd
     jstep = run.run_step(cmd, os.path.join(r.cell.dir, "judge.log"), o.timeout + 60, 4 << 20,
-                         mem_bytes=o.mem_mib << 20, env=env, cwd=r.cell.dir, cpus=g.box.step_cpus(False))
-    r.judge_peak = jstep.peak_rss
+                         mem_bytes=o.mem_mib << 20, env=env, cwd=r.cell.dir, cpus=g.box.step_cpus(False), started=started)
+    out.peak = jstep.peak_rss
     try:
-        r.grade = judge.read_verdict(verdict_path, r.cell.lesson, g.seed)
+        out.grade = judge.read_verdict(verdict_path, r.cell.lesson, g.seed)
     except judge.VerdictError as e:
         if jstep.mem_killed:
             why = "went over the memory limit (%d MiB): raise --mem-mib" % o.mem_mib
@@ -107,30 +128,47 @@ def _judge_step(g: Grading, r: CellRun, transcript: str, verdict_path: str) -> N
             why = "timed out after %d s" % (o.timeout + 60)
         else:
             why = "exit %d; %s; see judge.log" % (jstep.rc, e)
-        r.findings.append("the judge did not finish (%s): grader error" % why)
+        out.findings.append("the judge did not finish (%s): grader error" % why)
 
 
-def layer_judge(g: Grading, r: CellRun) -> None:
-    """2. the judge: the course's own check, outside the sandbox, judging the recorded values."""
+def judge_once(g: Grading, r: CellRun, started: Callable[[int | None], None] | None = None) -> Judged:
+    """The judge, once, over the cell's transcript (kept for another time); the cell's run is not changed."""
     o = g.o
+    t = time.monotonic()
+    out = Judged()
     transcript = os.path.join(r.cell.dir, "transcript.bin")
     verdict_path = os.path.join(r.cell.dir, "verdict.json")
     judge.clear(verdict_path)
     tsize = os.path.getsize(transcript)
     if tsize > o.transcript_mib << 20:
-        r.findings.append("the run recorded %d MiB of values, over the %d MiB the judge reads (--transcript-mib): not judged"
-                          % (tsize >> 20, o.transcript_mib))
+        out.findings.append("the run recorded %d MiB of values, over the %d MiB the judge reads (--transcript-mib): not judged"
+                            % (tsize >> 20, o.transcript_mib))
     else:
-        _judge_step(g, r, transcript, verdict_path)
-    r.marks.append(time.monotonic())
+        _judge_step(g, r, transcript, verdict_path, out, started)
+    out.seconds = time.monotonic() - t
+    return out
+
+
+def apply_judge(r: CellRun, out: Judged) -> None:
+    """The judge's outcome into the cell's run (the transcript is removed: judged for good)."""
     try:
-        os.unlink(transcript)
+        os.unlink(os.path.join(r.cell.dir, "transcript.bin"))
     except FileNotFoundError:
         pass
+    r.grade, r.judge_peak = out.grade, max(r.judge_peak, out.peak)
+    r.findings += out.findings
     if r.grade is not None:
         r.findings += judge.findings(r.grade, r.step.rc, r.findings)
         if r.grade.passed != r.grade.total and log_says(os.path.join(r.cell.dir, "run.log"), rb"cudaErrorMemoryAllocation|out of memory"):
             r.findings.append("the run reported that the GPU was out of memory")
+
+
+def layer_judge(g: Grading, r: CellRun) -> None:
+    """2. the judge: the course's own check, outside the sandbox, judging the recorded values."""
+    out = judge_once(g, r)
+    r.judge_s += out.seconds
+    apply_judge(r, out)
+    r.marks.append(time.monotonic())
 
 
 def layer_sanitizers(g: Grading, r: CellRun) -> None:
@@ -245,11 +283,15 @@ def layer_evidence(g: Grading, r: CellRun) -> dict[str, Any]:
     return perf
 
 
-def _timing(r: CellRun, t0: float) -> None:
+def _timing(r: CellRun) -> None:
     t1, t2, t3, t4, t4b, t5 = r.marks
     add = r.cell.timing.add
-    for key, value in (("run_s", t1 - t0), ("judge_s", t2 - t1), ("sanitize_s", t3 - t2)):
+    for key, value in (("run_s", t1 - r.t0), ("judge_s", r.judge_s), ("sanitize_s", t3 - t2)):
         add(key, value)
+    if r.judge_beside_s > 0 or r.judged_again:
+        add("judge_beside_s", r.judge_beside_s)
+    if r.judged_again:
+        add("judged_again", 1)
     for key, n in (("share", r.share), ("run_mib", r.step.peak_rss >> 20), ("judge_mib", r.judge_peak >> 20),
                    ("sanitize_mib", r.san_peak >> 20)):
         add(key, n)
@@ -262,14 +304,14 @@ def _timing(r: CellRun, t0: float) -> None:
     r.cell.timing.write(r.cell.dir)
 
 
-def finish(g: Grading, r: CellRun, perf: dict[str, Any], t0: float) -> None:
+def finish(g: Grading, r: CellRun, perf: dict[str, Any]) -> None:
     """Nothing of the cell may still run; its timing, its result and its progress line."""
     cell, gr = r.cell, r.grade
     uid = g.box.cell_uid(cell.number)
     if uid is not None and run.uid_processes({uid}):
         r.findings.append("a process of this cell outlived it")
         r.stop = "a process of the cell of %s outlived it" % cell.label
-    _timing(r, t0)
+    _timing(r)
     finding = shorten("; ".join(r.findings))
     if gr is None:
         gradebook.finish_cell(cell.dir, "yes", "0", "", finding, performance=perf)
@@ -292,21 +334,23 @@ def wait_built(g: Grading, cell: Cell) -> str | None:
     return None
 
 
-def grade_cell(g: Grading, cell: Cell, gpu: tuple | None, share: int) -> str | None:
-    """Runs and judges CELL (compiled before), writes its result into its record. Returns a reason when its
-    worker must take no more cells (its GPU is not the grader's), else None."""
+def start_cell(g: Grading, cell: Cell, gpu: tuple | None, share: int) -> tuple[CellRun | None, str | None]:
+    """Waits for CELL's compile and a free GPU, then runs it (layer 1). Returns the cell's run, to be
+    judged (None: the cell is finished already, or was not started), and the reason its worker must
+    take no more cells (its GPU is not the grader's), else None."""
     stopped = wait_built(g, cell)
     if stopped:
-        return stopped
+        return None, stopped
     assert g.progress is not None
     if cell.compiled_value != "yes":
         gradebook.finish_cell(cell.dir, cell.compiled_value, finding=cell.compile_finding)
         g.progress.line("%s: %s" % (cell.label, "does not compile" if cell.compiled_value == "no" else cell.compile_finding))
-        return None
+        return None, None
     if share == 1 and not g.o.host_only:
         busy = gpus_.wait_free(gpu[1] if gpu else "")
         if busy:  # something outside the grader holds the GPU: grade nothing more on it
-            return "the GPU%s was in use by another program before the cell of %s (%s)" % (" " + gpu[0] if gpu else "", cell.label, busy)
+            return None, ("the GPU%s was in use by another program before the cell of %s (%s)"
+                          % (" " + gpu[0] if gpu else "", cell.label, busy))
     r = CellRun(cell, gpu, share)
     # 0. the lint's finding, made while the cell compiled: undefined behaviour no run of the compiled
     # kernel can show. It comes first in the cell's findings (its layer is first), once the run's are known.
@@ -314,12 +358,27 @@ def grade_cell(g: Grading, cell: Cell, gpu: tuple | None, share: int) -> str | N
     # and the compiled code's reduced precision, a library doing an exercise's work (grading/shortcuts.py):
     # no pass, so no memcheck subset, no speed witness and no speed credit either.
     r.lint += cell.shortcuts
-    t0 = time.monotonic()
+    r.t0 = time.monotonic()
     layer_run(g, r)
-    layer_judge(g, r)
+    return r, r.stop
+
+
+def end_cell(g: Grading, r: CellRun) -> str | None:
+    """After its judge (layer 2): the cell's other layers, its result and timing. Returns a reason
+    when its worker must take no more cells, else None."""
     layer_sanitizers(g, r)
     layer_memcheck(g, r)
     layer_witness(g, r)
     perf = layer_evidence(g, r)
-    finish(g, r, perf, t0)
+    finish(g, r, perf)
     return r.stop
+
+
+def grade_cell(g: Grading, cell: Cell, gpu: tuple | None, share: int) -> str | None:
+    """Runs and judges CELL (compiled before), writes its result into its record. Returns a reason when its
+    worker must take no more cells (its GPU is not the grader's), else None."""
+    r, stop = start_cell(g, cell, gpu, share)
+    if r is None:
+        return stop
+    layer_judge(g, r)
+    return end_cell(g, r)

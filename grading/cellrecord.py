@@ -45,8 +45,8 @@ MAX_BYTES = 1 << 20
 COMPILED = ("", "yes", "no", "-")
 # The keys of timing that a cell's run writes (after a shared pass they move to shared.timing);
 # compile_s, compile_mib, lint_s and static_s are its compile's.
-RUN_KEYS = ("run_s", "judge_s", "sanitize_s", "memcheck_s", "witness_s", "evidence_s", "share", "run_mib", "judge_mib",
-            "sanitize_mib", "gpu")
+RUN_KEYS = ("run_s", "judge_s", "judge_beside_s", "judged_again", "sanitize_s", "memcheck_s", "witness_s", "evidence_s", "share",
+            "run_mib", "judge_mib", "sanitize_mib", "gpu")
 
 _lock = threading.Lock()  # one read-change-write of a record at a time (compile and GPU threads)
 

@@ -21,12 +21,13 @@ Exit: 0 every contract (a "required" static rule) is met, 1 one fell short (with
 performance rule fell short), 2 bad input.
 
 A rubric (lessons/NN_name/rubric.json) holds three kinds of rules, each optional:
-  "speed":    [{"exercise": "02.tiled", "min_ratio": 0.8, "short": "... {ratio} ..."}]
+  "speed":    [{"exercise": "02.tiled", "min_ratio": 0.8, "short": "... {ratio} ...", "idea": "..."}]
               (optional "max_ratio" with "short_fast": an exercise that asks for the slower of two
               patterns falls short above it too; it is judged before the plausibility bound)
   "rules":    static facts of the compiled kernels (grading/static_evidence.py); an optional
               "exercise" names the exercise a rule belongs to; "required": true makes it a
-              contract (judged here, but it is correctness, not performance)
+              contract (judged here, but it is correctness, not performance); "idea": true: short,
+              the exercise's speed earns no credit (rubric.idea_missed)
   "counters": [{"exercise", "kernel": regex, "metric", "op", "value", "per": metric or null, "short"}]
 
 The speed ratio of an exercise is (sub.ceiling_ms / sub.ms) / (sol.ceiling_ms / sol.ms): the
@@ -53,11 +54,11 @@ import sys
 
 from . import cmdline
 from . import static_evidence as se
-from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, load_rubric, percent
+from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, idea_missed, load_rubric, percent, with_idea
 from .rubric import FULL, ZERO, speed_credit
 from .rubric import validate_rubric as validate_rubric  # (the tests and the tools call it here too)
 
-MIN_CEILING_SHARE = 0.5  # a submission's time under this share of its ceiling's is implausible
+MIN_CEILING_SHARE, WORDS = 0.5, 800  # a time under this share of its ceiling's is implausible; a row's words: a shortfall and its idea
 
 MET, SHORT, NOT_MEASURED = "met", "short", "not measured"
 
@@ -93,7 +94,7 @@ def speed_ratio(submission, solution, limit=MAX_RATIO):
 # ---------------------------------------------------------------- judging
 
 def _row(kind, exercise, status, words, **more):
-    row = {"kind": kind, "exercise": exercise, "status": status, "words": _clean(words) if words else ""}
+    row = {"kind": kind, "exercise": exercise, "status": status, "words": _clean(words, WORDS) if words else ""}
     row.update(more)
     return row
 
@@ -156,7 +157,7 @@ def judge_speed(rubric, evidence):
                              % (percent(ratio), percent(rule["min_ratio"]), "" if base["credit"] >= 1 else
                                 "; full speed credit from %s" % percent(base["full"])), **base))
         else:
-            rows.append(_row("speed", ex, SHORT, rule["short"].replace("{ratio}", percent(ratio)), **base))
+            rows.append(_row("speed", ex, SHORT, with_idea(rule["short"].replace("{ratio}", percent(ratio)), rule), **base))
     return rows
 
 
@@ -188,7 +189,7 @@ def judge_static(rubric, facts, facts_problem=None):
                         expect=r.get("expect", "")) for r in mine]
         bad = [r for r in mine if r["status"] in ("short", "missing")]
         if bad:
-            rows.append(_row(kind, ex, SHORT, bad[0]["words"], kernel=rule["kernel"], fact=label, kernels=kernels))
+            rows.append(_row(kind, ex, SHORT, bad[0]["words"], kernel=rule["kernel"], fact=label, kernels=kernels, idea="idea" in rule))
         elif mine and all(r["status"] == "ok" for r in mine):
             rows.append(_row(kind, ex, MET, rule.get("ok", ""), kernel=rule["kernel"], fact=label, kernels=kernels))
         else:
@@ -256,6 +257,7 @@ def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None):
     Each row: kind (speed | static | contract | counters), exercise, status (met | short | not
     measured), words, and the kind's numbers (a speed row: ratio, ceiling_fraction, ms, ...)."""
     rows = judge_speed(rubric, evidence) + judge_static(rubric, facts, facts_problem) + judge_counters(rubric, counters)
+    idea_missed(rubric, rows, SHORT, WORDS)
     perf = [r for r in rows if r["kind"] != "contract"]
     met = sum(1 for r in perf if r["status"] == MET)
     short = sum(1 for r in perf if r["status"] == SHORT)

@@ -6,7 +6,7 @@ import os
 import socket
 import sys
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 from . import run
 
@@ -32,17 +32,29 @@ class Stop:
     once known)."""
     slice: str = ""
     out: str = ""
+    before_exit: Callable[[], None] | None = None  # (a new run not grading yet: --out's previous files put back)
 
     def die(self, code: int, message: str) -> NoReturn:
         """Says why nothing (more) is graded and exits; a Slurm task also leaves the reason where the
         gradebook job finds it."""
         print("%s: %s" % (ME, message), file=sys.stderr, flush=True)
+        run.kill_everything()
+        self.undo()
         if self.slice and self.out and os.path.isfile(os.path.join(self.out, "cells", ".made-by-grade.sh")):
             try:
                 with open(os.path.join(self.out, "cells", ".slice-%s.why" % self.slice.split("/")[0]), "w") as f:
                     f.write("task %s on %s: %s\n" % (self.slice, socket.gethostname(), message))
             except OSError:
                 pass
-        run.kill_everything()
         sys.stdout.flush()
         os._exit(code)
+
+    def undo(self) -> None:
+        """before_exit, once (a failure in it is said, never raised)."""
+        undo, self.before_exit = self.before_exit, None
+        if undo is not None:
+            try:
+                undo()
+            except OSError as e:
+                print("%s: could not put --out's previous files back (%s): they are in %s/.previous-run"
+                      % (ME, e, self.out), file=sys.stderr, flush=True)

@@ -7,6 +7,7 @@ import re
 import subprocess
 import threading
 import time
+from typing import Callable
 
 
 def smi(*args: str) -> str | None:
@@ -137,7 +138,7 @@ class Nvml:
                 if lib.nvmlDeviceGetComputeRunningProcesses_v3(h, ctypes.byref(count), infos) != 0:
                     return None  # (an error, or more than 64 processes: nvidia-smi lists them)
                 for p in infos[:count.value]:
-                    if p.pid in held_pids:
+                    if ours(p.pid):
                         continue
                     mem = "[N/A]" if p.usedGpuMemory == self.NOT_AVAILABLE else "%d MiB" % (p.usedGpuMemory >> 20)
                     said.append("%d, %s, %s" % (p.pid, self._name(lib, p.pid), mem))
@@ -146,6 +147,28 @@ class Nvml:
 
 nvml = Nvml()
 held_pids: set[int] = set()  # the grader's own processes that hold a GPU open (grading/gpu_hold.py): not "in use"
+# The grader's own steps that run beside a cell's on its GPU (the judge of the cell before, which runs
+# the course's code only: grading/overlap.py): not "in use" either.
+beside_pids: set[int] = set()
+
+
+def ours(pid: int | None) -> bool:
+    """Whether PID is one of the grader's own processes on a GPU (held_pids, beside_pids)."""
+    return pid is not None and (pid in held_pids or pid in beside_pids)
+
+
+def beside() -> Callable[[int | None], None]:
+    """What run.run_step tells of a step of the grader's own that runs beside a cell's (its STARTED):
+    its process is in beside_pids while it runs."""
+    def told(pid: int | None) -> None:
+        if pid is not None:
+            mine.append(pid)
+            beside_pids.add(pid)
+        else:
+            for p in mine:
+                beside_pids.discard(p)
+    mine: list[int] = []
+    return told
 _stats_lock = threading.Lock()
 stats = {"checks": 0, "seconds": 0.0, "waited": 0, "nvidia_smi": 0}  # what the checks of free GPUs cost this run
 
@@ -159,7 +182,7 @@ def in_use(uuid: str = "") -> str:
     with _stats_lock:
         stats["nvidia_smi"] += 1
     out = smi("--query-compute-apps=gpu_uuid,pid,process_name,used_memory", "--format=csv,noheader") or ""
-    lines = [l for l in out.splitlines() if l.strip() and (not uuid or uuid in l) and _pid(l) not in held_pids]
+    lines = [l for l in out.splitlines() if l.strip() and (not uuid or uuid in l) and not ours(_pid(l))]
     return " ".join(l.split(",", 1)[1].strip() if "," in l else l for l in lines[:3])
 
 

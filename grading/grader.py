@@ -12,7 +12,7 @@ import sys
 from types import FrameType
 
 from . import box as box_
-from . import cell_template, cellrecord, course_build, gradebook, preflight, run, runfolder, sandbox, scheduler, similarity, slurm
+from . import cell_template, cellrecord, course_build, gradebook, outdir, preflight, run, runfolder, sandbox, scheduler, similarity, slurm
 from .cell_evidence import Rubrics, load_rubrics
 from .context import Grading
 from .exits import ME, Exit, Stop, usage_error
@@ -150,8 +150,12 @@ class Grader:
         if self.as_root and not self.o.no_sandbox:
             table = run.process_table()
             run.kill_pids([p for p, (_, uid, _) in table.items() if self.slot.base < uid < self.slot.base + sandbox.SLOT_SIZE])
-        print("%s: interrupted; the cells graded so far are kept: grade the rest with the same command and --resume" % ME,
-              file=sys.stderr, flush=True)
+        if self.stop.before_exit is not None:
+            self.stop.undo()
+            print("%s: interrupted before any cell was graded; --out is as it was" % ME, file=sys.stderr, flush=True)
+        else:
+            print("%s: interrupted; the cells graded so far are kept: grade the rest with the same command and --resume" % ME,
+                  file=sys.stderr, flush=True)
         os._exit(130)
 
     def main(self) -> int:
@@ -171,6 +175,7 @@ class Grader:
                 usage_error("--gradebook-from grades nothing: give no SUBMISSIONS")
             if not os.path.isdir(o.gradebook_from):
                 usage_error("--gradebook-from '%s' is not a folder" % visible(o.gradebook_from))
+            outdir.check_place(self.out, None, self.repo)
             return write_gradebook(o, o.gradebook_from, self.out, self.lessons, self.weights, self.repo)
         if o.hidden:
             bad = check_hidden_shapes(o.hidden, self.lessons)
@@ -181,16 +186,22 @@ class Grader:
         if not os.path.isdir(o.submissions):
             usage_error("SUBMISSIONS '%s' is not a folder" % visible(o.submissions))
         self.submissions = os.path.realpath(o.submissions)
+        outdir.check_place(self.out, self.submissions, self.repo, self.cache_dir())
         self.gpus = preflight.check_gpu(o, self.stop)
         self.sandbox_version = preflight.check_sandbox(o, self.as_root, self.slot, self.stop)
+        if self.as_root and not o.no_sandbox and not o.slurm:
+            outdir.check_cells_reach(self.slot.base, self.out, self.cache_dir(), o.hidden)
         folder = runfolder.make_plan(o, self.out, self.submissions, self.lessons, self.as_root, self.slot.base, self.stop,
-                                     self.repo)
+                                     self.repo, keep_previous=True)
+        if folder.fresh:  # (until it grades, a new run that ends puts --out's previous files back)
+            self.stop.before_exit = self.put_back
         if o.slurm:
             return self.write_slurm(folder)
         return self.grade(folder)
 
     def write_slurm(self, folder: RunFolder) -> int:
         o = self.o
+        self.graded(folder)
         sdir = os.path.join(self.out, "slurm")
         grade_sh = os.path.join(self.repo, "scripts", "grade.sh")
         task_args = [self.submissions, "--out", self.out, "--resume", "--seed", str(o.seed)] + o.passed_on
@@ -218,9 +229,21 @@ class Grader:
     def course_cache(self, folder: RunFolder) -> str:
         """The course cache's folder ('' without one: --no-course-cache, and a Slurm task, whose
         nodes may differ and share only a network filesystem, builds the course in --out as before)."""
-        if self.o.no_course_cache or folder.slice_k is not None:
+        return "" if folder.slice_k is not None else self.cache_dir()
+
+    def cache_dir(self) -> str:
+        """The course cache's folder ('' without one: --no-course-cache, --slice)."""
+        if self.o.no_course_cache or self.o.slice:
             return ""
         return os.path.abspath(self.o.course_cache or os.path.join(self.repo, "build-grade-cache"))
+
+    def put_back(self) -> None:
+        runfolder.put_back(self.out)
+
+    def graded(self, folder: RunFolder) -> None:
+        """The run grades (or writes its Slurm jobs): the previous run's files, set aside, go for good."""
+        self.stop.before_exit = None
+        runfolder.let_go(folder.out)
 
     def prepare(self, folder: RunFolder, todo: list[runfolder.Cell]) -> Grading:
         """The rubrics, the course and its judges, the sandbox: what every cell's steps share."""
@@ -252,13 +275,19 @@ class Grader:
         for line in _sandbox_lines(o, folder, self.sandbox_version, self.as_root, self.slot.base, len(todo)):
             folder.info(line)
         if not todo:
+            self.graded(folder)
             print("%s: no cell left to grade" % ME, flush=True)
             if o.slice:
                 return 0
             return write_gradebook(o, folder.cells_dir, self.out, self.lessons, self.weights, self.repo)
         signal.signal(signal.SIGINT, self.on_signal)
         signal.signal(signal.SIGTERM, self.on_signal)
-        g = self.prepare(folder, todo)
+        try:
+            g = self.prepare(folder, todo)
+        except BaseException:  # (a grader error while preparing: --out as it was, then the error)
+            self.stop.undo()
+            raise
+        self.graded(folder)
         scheduler.grade_cells(g, folder, todo, self.stop)
         if o.slice:
             print("%s: task %s done: %d cells graded" % (ME, o.slice, len(todo)))

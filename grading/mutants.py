@@ -19,7 +19,9 @@ A region mutant replaces a whole region, markers included (REGION_RULES), with w
 rule can make: the exercise's own stub (rule `stub`, every region: what the student is given, which
 must fail), lesson 01's naive transpose in a tiled gap (`naive_in_tiled`, lesson 02's and lesson
 03's two: no shared memory at all), and each of lesson 01's regions written the other way round (`other_coalescing`:
-still correct, but the coalesced side and the strided side swapped). Its id is
+still correct, but the coalesced side and the strided side swapped), and a correct kernel that misses
+its exercise's idea (`misses_idea`: both sides strided, an interleaved tree, a warp sum through shared
+memory, ...; MISSES_IDEA). Its id is
 `NN_name:REGION+0:rule:0`, after the lesson's one-line mutants in the list.
 
 The regions are read by grading/regions.py, as scripts/make_exercises.cmake reads them.
@@ -185,11 +187,117 @@ REGION_CODE = {
         "    for (long long i = first; i < n; i += threads) out[i] = in[(i % rows) * cols + i / rows];"],
 }
 
+# A correct kernel that misses the idea its exercise's lesson teaches (the rubrics' "idea"), one per
+# exercise where one can be written in the region: each passes the checks (lesson 06's layouts
+# excepted: the course's bank model is one of its checks) and must lose at least 15 of 100 points
+# (scripts/make_score_class.sh's "pointless" rows).
+MISSES_IDEA = {
+    ("01", "01.strided_reads"): [
+        "    // both sides strided: consecutive lanes walk a diagonal, a row plus a column apart in `in` and in `out`"] + _GRID_STRIDE + [
+        "    for (long long i = first; i < n; i += threads) {",
+        "        const long long r = i % rows, c = (i / rows + r) % cols;",
+        "        out[c * rows + r] = in[r * cols + c];",
+        "    }"],
+    ("02", "02.tiled"): [
+        "    // a tile, but stored back by its rows: each warp writes 32 different rows of `out`",
+        "    __shared__ float tile[kTile][kPitch];",
+        "    const int row0 = blockIdx.y * kTile, col0 = blockIdx.x * kTile;",
+        "    for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {",
+        "        const int r = row0 + y, c = col0 + threadIdx.x;",
+        "        if (r < rows && c < cols) tile[y][threadIdx.x] = in[r * cols + c];",
+        "    }",
+        "    __syncthreads();",
+        "    for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {",
+        "        const int r = row0 + y, c = col0 + threadIdx.x;",
+        "        if (r < rows && c < cols) out[c * rows + r] = tile[y][threadIdx.x];",
+        "    }"],
+    ("03", "03.tile_in_flight"): [
+        "    // one load in flight: the plain loop with the step blockDim.y, which nvcc leaves rolled",
+        "    extern __shared__ float tile[];",
+        "    const int edge = blockDim.x, pitch = edge + 1;",
+        "    const int row0 = blockIdx.y * edge, col0 = blockIdx.x * edge;",
+        "    for (int y = threadIdx.y; y < edge; y += blockDim.y) {",
+        "        const int r = row0 + y, c = col0 + threadIdx.x;",
+        "        if (r < rows && c < cols) tile[y * pitch + threadIdx.x] = in[r * cols + c];",
+        "    }",
+        "    __syncthreads();",
+        "    for (int y = threadIdx.y; y < edge; y += blockDim.y) {",
+        "        const int out_row = col0 + y, out_col = row0 + threadIdx.x;",
+        "        if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[threadIdx.x * pitch + y];",
+        "    }"],
+    ("03", "03.records"): [
+        "    // straight from global memory: each thread copies another thread's record, no shared buffer",
+        "    const int first = blockIdx.x * blockDim.x, count = min(static_cast<int>(blockDim.x), n - first), t = threadIdx.x;",
+        "    if (t < count) {",
+        "        const int from = first + count - 1 - t;",
+        "        a_out[first + t] = a[from];",
+        "        b_out[first + t] = b[from];",
+        "        c_out[first + t] = c[from];",
+        "    }"],
+    ("04", "04.tree"): [
+        "    // interleaved addressing: the active threads are every (2 x stride)-th, spread over all the warps",
+        "    __shared__ float s[kBlock];",
+        "    const int t = threadIdx.x;",
+        "    s[t] = v;",
+        "    __syncthreads();",
+        "    for (int stride = 1; stride < kBlock; stride *= 2) {",
+        "        if (t % (2 * stride) == 0) s[t] += s[t + stride];",
+        "        __syncthreads();",
+        "    }",
+        "    return s[0];"],
+    ("04", "04.shuffle"): [
+        "    // through shared memory: each warp halves its 32 values in its own slice, with __syncwarp() between rounds",
+        "    __shared__ float s[kWarp * kWarp];  // a slice per warp, for blocks of up to 1024 threads",
+        "    const int lane = threadIdx.x % kWarp;",
+        "    float* w = s + threadIdx.x / kWarp * kWarp;",
+        "    w[lane] = v;",
+        "    __syncwarp();",
+        "    for (int offset = kWarp / 2; offset > 0; offset /= 2) {",
+        "        if (lane < offset) w[lane] += w[lane + offset];",
+        "        __syncwarp();",
+        "    }",
+        "    return w[0];"],
+    ("04", "04.last_block"): [
+        "    // the last block found, but one of its threads adds every partial, one after another",
+        "    const float block_total = block_sum_shuffle<kThreads>(thread_sum_vec4<kLastBlockUnroll>(in, n));",
+        "    __shared__ bool is_last;",
+        "    if (threadIdx.x == 0) {",
+        "        partials[blockIdx.x] = block_total;",
+        "        __threadfence();",
+        "        is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;",
+        "        __threadfence();",
+        "    }",
+        "    __syncthreads();",
+        "    if (!is_last || threadIdx.x != 0) return;",
+        "    float total = 0.0f;",
+        "    for (unsigned b = 0; b < gridDim.x; ++b) total += __ldcg(&partials[b]);",
+        "    *out = total;",
+        "    *blocks_done = 0;"],
+    ("05", "05.tiled"): [
+        "    // no tiles: every thread reads its whole row of A and column of B from global memory",
+        "    const int ty = threadIdx.y, tx = threadIdx.x;",
+        "    const MatrixView<float> c_block = C.block(blockIdx.y, blockIdx.x, T, T);",
+        "    if (!c_block.contains(ty, tx)) return;",
+        "    const MatrixView<const float> a_rows = A.block(blockIdx.y, 0, T, A.cols), b_cols = B.block(0, blockIdx.x, B.rows, T);",
+        "    float sum = 0.0f;",
+        "    for (int k = 0; k < A.cols; ++k) sum += a_rows.at(ty, k) * b_cols.at(k, tx);",
+        "    c_block.at(ty, tx) = sum;"],
+    ("06", "06.swizzled"): [
+        "// an XOR of the row's low four bits only: a column still meets itself in 16 banks (2-way conflicts)",
+        "template <int kTile>",
+        "struct SwizzledTile {",
+        "    static constexpr int kWords = kTile * kTile;",
+        "    __host__ __device__ static constexpr int at(int r, int c) { return r * kTile + (c ^ (r & 15)); }",
+        "};"],
+}
+REGION_CODE.update({(lesson, rid, "misses_idea"): code for (lesson, rid), code in MISSES_IDEA.items()})
+
 # (name, what it models). Region rules replace a whole region (see the module's docstring).
 REGION_RULES = [
     ("stub", "the exercise as given: the region's stub, which must fail its checks"),
     ("naive_in_tiled", "lesson 01's naive transpose in a tiled gap (lesson 02's, lesson 03's two): no shared memory at all"),
     ("other_coalescing", "a lesson 01 region written the other way: the coalesced and the strided side swapped"),
+    ("misses_idea", "a correct kernel that misses the idea its exercise's lesson teaches (interleaved tree, shared-memory warp sum, ...)"),
 ]
 
 

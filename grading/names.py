@@ -15,7 +15,8 @@ and two different names never look alike.
   apart: "José" typed in two ways is shown as "José [U+00E9]" and "José [U+0065 U+0301]"; a name
   that looks like no other stays as it is.
 - feedback_file_names(students): each student's feedback file, no two alike even to a file system
-  that ignores case or normalises Unicode.
+  that ignores case or normalises Unicode, and none that is another student's literal name (a
+  shown name with an escape in it is hashed).
 - visible(text): for text that is not a name (findings, quotes of a log): control, invisible and
   blank characters escaped, the rest as it is.
 - csv_field, md_field: one field of a CSV file (RFC 4180 quoting, OWASP's rule against formulas)
@@ -145,9 +146,12 @@ _UNSAFE_FILE = re.compile(r"[/\x00]")
 
 def feedback_file_name(student: str) -> str:
     """The feedback file of a student shown as STUDENT (display_name's text): the name itself when it
-    is a safe file name, else a cleaned, cut name with the hash of the name."""
+    is a safe file name, else a cleaned, cut name with the hash of the name. A shown name with an
+    escape in it (a backslash: display_name wrote "\\x07" for a control character, "\\\\" for a
+    backslash) is hashed too: the file of a student whose name held a control character is never
+    the literal name of another who typed a backslash ("Bob\\x07.md")."""
     s = student
-    if (s and s not in (".", "..") and not _UNSAFE_FILE.search(s) and visible(s) == s
+    if (s and s not in (".", "..") and not _UNSAFE_FILE.search(s) and visible(s) == s and "\\" not in s
             and len(s.encode("utf-8", "surrogateescape")) <= 200 and not s.startswith(".")
             and not re.search(r"~[0-9a-f]{12}$", s)):  # (a name that looks like a hashed one is hashed too)
         return s + ".md"

@@ -48,7 +48,9 @@ symbolic link (a link gets a row that says so).
   --out DIR            where everything goes (default: build-grade): DIR/gradebook.csv and .md,
                        DIR/scores.csv, DIR/feedback/, DIR/similarity.csv (pairs of students whose
                        exercise code is alike: it changes no grade), DIR/progress.log,
-                       DIR/cells/NNNN/ (one folder per cell: cell.json, logs)
+                       DIR/cells/NNNN/ (one folder per cell: cell.json, logs). Refused inside or
+                       around SUBMISSIONS (links resolved), in the course's tree (but a build*
+                       folder at its top) and in or around the course cache
   --course-cache DIR   where the course and its judges, built once, are kept for the next run of
                        the same course (default: build-grade-cache): an entry per content of the
                        course, its cmake options and its compilers (common/, the judges,

@@ -14,6 +14,7 @@ is never read; any other file is read only when every user may read it.
 """
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -160,12 +161,13 @@ def _scan_entry(sfd: int, student: bytes, name: bytes, index: int, lessons: dict
     except OSError as e:
         return row("the lesson folder cannot be opened (%s); not graded" % e.strerror)
     try:
-        if len(_entries(lfd, limits.max_files)) > limits.max_files:
+        entries = _entries(lfd, limits.max_files)
+        if len(entries) > limits.max_files:
             return row("more than %d entries in %s/ (the limit, --max-files): not graded" % (limits.max_files, lesson))
         try:
             st = os.lstat(b"main.cu", dir_fd=lfd)
         except FileNotFoundError:
-            return row("no main.cu in %s/" % lesson)
+            return row("no main.cu in %s/%s" % (lesson, near_misses(entries)))
         except OSError as e:
             return row("main.cu cannot be read (%s); not graded" % e.strerror)
         if stat.S_ISLNK(st.st_mode):
@@ -180,6 +182,21 @@ def _scan_entry(sfd: int, student: bytes, name: bytes, index: int, lessons: dict
         return cell
     finally:
         os.close(lfd)
+
+
+MAX_NEAR = 3  # near misses named in a row; the rest counted
+
+
+def near_misses(entries: list[bytes]) -> str:
+    """What a lesson folder without main.cu holds instead, as a row says it: the names that look
+    meant as it (any case of "main", or ending in .cu), e.g. ' (it holds Main.cu: names are
+    case-sensitive, the file must be named main.cu)'; else how many other entries, or that it is empty."""
+    near = [e for e in entries if b"main" in e.lower() or e.lower().endswith((b".cu", b".cuh", b".cu.txt"))]
+    if not near:
+        return " (the folder is empty)" if not entries else " (it holds %d other entr%s)" % (len(entries), "y" if len(entries) == 1 else "ies")
+    named = ", ".join(display_name(e) for e in near[:MAX_NEAR])
+    more = " and %d more" % (len(near) - MAX_NEAR) if len(near) > MAX_NEAR else ""
+    return " (it holds %s%s: the file must be named exactly main.cu)" % (named, more)
 
 
 class SourceError(Exception):
@@ -201,7 +218,7 @@ def read_source(submissions: str, parts: tuple, limit: int, inode: tuple = ()) -
         try:
             fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
         except OSError as e:
-            raise SourceError("main.cu cannot be opened without following a link (%s)" % e.strerror)
+            raise SourceError(_open_error("main.cu", e))
         fds.append(fd)
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -220,7 +237,17 @@ def read_source(submissions: str, parts: tuple, limit: int, inode: tuple = ()) -
             raise SourceError("main.cu is over the limit of %d KiB (--max-source-kib)" % (limit // 1024))
         return data
     except OSError as e:
-        raise SourceError("the submission's folder cannot be opened without following a link (%s)" % e.strerror)
+        raise SourceError(_open_error("the submission's folder", e))
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def _open_error(what: str, e: OSError) -> str:
+    """Why WHAT could not be opened: a symbolic link (never followed), the grader not allowed to
+    read it, or another reason, each said as what it is."""
+    if e.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return "%s cannot be opened without following a link (%s)" % (what, e.strerror)
+    if e.errno in (errno.EACCES, errno.EPERM):
+        return "%s cannot be read: permission denied to the grader (%s; its owner must make it readable, e.g. chmod a+r)" % (what, e.strerror)
+    return "%s cannot be opened (%s)" % (what, e.strerror)

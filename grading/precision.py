@@ -69,6 +69,19 @@ def sass_reduced(opcode: str, operands: str) -> str | None:
     return None
 
 
+def _ptx_statement(s: str) -> str | None:
+    """What makes one PTX statement (no `;`) reduced precision: its opcode, or None."""
+    if not s or s.startswith((".", "//", "}", "$")):
+        return None
+    mma = _PTX_MMA.match(s)
+    if mma:
+        return mma.group(1)
+    if not _PTX_NARROW.search(s):
+        return None
+    words = s.split()
+    return words[1] if s.startswith("@") and len(words) > 1 else words[0]
+
+
 def ptx_reduced(text: str) -> dict[str, list[str]]:
     """{PTX function (mangled): [what, ...]} for the reduced-precision instructions of a PTX listing
     (inline asm included: nvcc writes it between braces)."""
@@ -79,19 +92,10 @@ def ptx_reduced(text: str) -> dict[str, list[str]]:
         if m:
             current = m.group(1)
             continue
-        s = line.strip().lstrip("{").strip()
-        if not current or not s or s.startswith((".", "//", "}", "$")):
-            continue
-        mma = _PTX_MMA.match(s)
-        if mma:
-            what = mma.group(1)
-        else:
-            narrow = _PTX_NARROW.search(s.split(";")[0])
-            if not narrow:
-                continue
-            what = s.split()[1] if s.startswith("@") and len(s.split()) > 1 else s.split()[0]
-        if what not in found.setdefault(current, []):
-            found[current].append(what)
+        for statement in line.split(";"):
+            what = _ptx_statement(statement.strip().lstrip("{}").strip())
+            if current and what and what not in found.setdefault(current, []):
+                found[current].append(what)
     return found
 
 

@@ -70,7 +70,12 @@ def validate_rubric(rubric, where="rubric"):
                 raise RubricError("%s: \"max_ratio\" must be a number above \"min_ratio\" and at most %g" % (w, MAX_RATIO))
             if not _text(rule.get("short_fast")):
                 raise RubricError("%s has \"max_ratio\" but no \"short_fast\" (the words shown above it)" % w)
+        if "idea" in rule and not _text(rule["idea"]):
+            raise RubricError("%s: \"idea\" must be words (the idea of the lesson this exercise teaches)" % w)
         _validate_curve(rule, w)
+    for i, rule in enumerate(rubric.get("rules", [])):
+        if "idea" in rule and (rule["idea"] is not True or not _text(rule.get("exercise"))):
+            raise RubricError("%s: static rule %d: \"idea\" must be true, on a rule with an \"exercise\"" % (where, i + 1))
     for i, rule in enumerate(counters):
         w = "%s: counters rule %d" % (where, i + 1)
         if not isinstance(rule, dict):
@@ -154,3 +159,21 @@ def _clean(text, limit=MAX_WORDS):
 
 def percent(x):
     return "%.0f%%" % (100 * x)
+
+
+def with_idea(words, rule):
+    """A speed shortfall's words, with the idea of the exercise's lesson where the rubric names it."""
+    return "%s (the idea of %s: %s)" % (words, rule["exercise"], rule["idea"]) if rule.get("idea") else words
+
+
+def idea_missed(rubric, rows, short, limit):
+    """A static rule marked "idea" that fell short (status SHORT) takes its exercise's speed credit
+    away: the kernel may be fast, but not by the idea its lesson teaches (lesson 03's records
+    without the extern buffer). ROWS: grading/evidence.py's, changed in place."""
+    ideas = {rule["exercise"]: rule for rule in rubric.get("speed", []) if rule.get("idea")}
+    for missed in [r for r in rows if r["kind"] == "static" and r.get("idea") and r["status"] == short]:
+        for r in rows:
+            if r["kind"] == "speed" and r["exercise"] == missed["exercise"] and r.get("credit") is not None:
+                r["credit"], r["status"] = 0.0, short
+                rule = ideas.get(r["exercise"], {"exercise": r["exercise"]})
+                r["words"] = _clean(with_idea("no speed credit: %s" % missed["words"], rule), limit)

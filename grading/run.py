@@ -16,7 +16,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import IO, Collection, Iterable, Sequence
+from typing import IO, Callable, Collection, Iterable, Sequence
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 _registry: set = set()  # every step running now: killed when the grader is interrupted or dies
@@ -327,17 +327,21 @@ def _exited(status_data: list[bytes]) -> bool:
 
 def run_step(cmd: list[str], log_path: str, limit_s: float, cap_bytes: int, mem_bytes: int = 0, uid: int | None = None,
              count_procs: bool = False, pass_fds: Sequence[int] = (), env: dict[str, str] | None = None,
-             cwd: str | None = None, status: bool = False, nice: int = 0, cpus: str = "") -> Step:
+             cwd: str | None = None, status: bool = False, nice: int = 0, cpus: str = "",
+             started: Callable[[int | None], None] | None = None) -> Step:
     """Runs CMD (stdin /dev/null; stdout and stderr to LOG_PATH, cut at CAP_BYTES), killed after
     LIMIT_S seconds (rc 124) or above MEM_BYTES of resident memory (0: no limit). UID: the cell's
     user, whose processes are counted, measured and killed with it. STATUS: CMD is a sandbox
     command line whose --json-status-fd is the last of PASS_FDS... (see sandbox.command): set
-    started from it."""
+    started from it. STARTED: told the process id once it started, and None once it ended (the
+    grader's own step beside a cell's: grading/gpus.py does not count it as holding the GPU)."""
     res = Step()
     t0 = time.monotonic()
     p, status_r = _start(cmd, log_path, res, pass_fds, env, cwd, status, nice, cpus)
     if p is None:
         return res
+    if started is not None:
+        started(p.pid)
     status_data = []
     st_thread = None
     if status_r is not None:
@@ -356,6 +360,8 @@ def run_step(cmd: list[str], log_path: str, limit_s: float, cap_bytes: int, mem_
         _watchdog.discard(w)
         with _registry_lock:
             _registry.discard(p)
+        if started is not None:
+            started(None)
     pump.join(timeout=30)
     if st_thread is not None:
         st_thread.join(timeout=10)

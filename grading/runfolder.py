@@ -15,7 +15,7 @@ import threading
 import zlib
 from dataclasses import dataclass, field
 
-from . import cellrecord, gradebook, plan, sandbox
+from . import cellrecord, gradebook, outdir, plan, sandbox
 from .exits import ME, Exit, Stop, usage_error
 from .names import visible
 from .options import Options
@@ -126,10 +126,24 @@ def _resume(o: Options, out: str, cells_dir: str, options: str) -> None:
         usage_error("--resume: the options that change a grade differ from the first run's (%s); resume with the same ones, or grade into a new --out" % before)
 
 
-def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
-    """A new run: what an earlier one left in OUT removed; the seed drawn (unless given) and kept."""
-    for name in ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "similarity.csv", "feedback", "course-view", "progress.log"):
-        remove(os.path.join(out, name))
+PREVIOUS = ("cells", "gradebook.csv", "gradebook.md", "scores.csv", "similarity.csv", "feedback", "course-view", "progress.log")
+ASIDE = ".previous-run"  # a new run's predecessor, kept until the new run grades (put_back, let_go)
+
+
+def _start_fresh(o: Options, out: str, cells_dir: str, options: str, keep_previous: bool = False) -> None:
+    """A new run: what an earlier one left in OUT removed, or with KEEP_PREVIOUS set aside
+    (OUT/.previous-run: put back if this run ends before it grades, removed when it grades); the
+    seed drawn (unless given) and kept."""
+    aside = os.path.join(out, ASIDE)
+    if keep_previous:
+        put_back(out)  # (a run killed before it graded left its predecessor aside: that is the previous run)
+        remove(aside)
+        os.mkdir(aside, 0o700)
+    for name in PREVIOUS:
+        if keep_previous and os.path.lexists(os.path.join(out, name)):
+            os.rename(os.path.join(out, name), os.path.join(aside, name))
+        else:
+            remove(os.path.join(out, name))
     os.makedirs(cells_dir)
     open(os.path.join(cells_dir, MARKER), "w").close()
     if o.seed is None:
@@ -140,26 +154,55 @@ def _start_fresh(o: Options, out: str, cells_dir: str, options: str) -> None:
         f.write(options + "\n")
 
 
-def _check_out(out: str, submissions: str, cells_dir: str) -> None:
-    """--out is a folder this grader may use: refused (exit 2) before anything in it is touched."""
+def put_back(out: str) -> bool:
+    """A new run that ends before it grades: what it wrote removed, and the previous run's files
+    (set aside by _start_fresh) where they were. Whether there was anything to put back."""
+    aside = os.path.join(out, ASIDE)
+    if not os.path.isdir(aside) or os.path.islink(aside):
+        return False
+    for name in PREVIOUS:
+        remove(os.path.join(out, name))
+    for name in os.listdir(aside):
+        os.rename(os.path.join(aside, name), os.path.join(out, name))
+    os.rmdir(aside)
+    return True
+
+
+def let_go(out: str) -> None:
+    """The new run grades: the previous run's files, set aside, removed for good."""
+    remove(os.path.join(out, ASIDE))
+
+
+def _check_out(out: str, submissions: str, cells_dir: str, course_root: str = "") -> None:
+    """--out is a folder this grader may use: refused (exit 2) before anything in it is touched
+    (outdir.check_place: links resolved on both sides)."""
     if os.path.lexists(cells_dir) and not os.path.isfile(os.path.join(cells_dir, MARKER)):
         raise Exit(2, "%s: %s exists and was not made by %s; give another --out" % (ME, visible(cells_dir), ME))
-    if (out + "/").startswith(submissions + "/"):
-        usage_error("--out must not be inside SUBMISSIONS (a sandbox would see it)")
-    if (submissions + "/").startswith(out + "/"):
-        usage_error("SUBMISSIONS must not be inside --out")
+    outdir.check_place(out, submissions, course_root)
 
 
 def _reachable(o: Options, out: str, as_root: bool, slot_base: int, stop: Stop) -> None:
-    """OUT made (when missing) and open to the cells' users: as root, checked as one of them (every
-    folder above it searchable), before the previous run's files are removed."""
+    """OUT made (when missing) and open to the cells' users (outdir.check_cells_reach checked the
+    folders above it before anything was written): as root, checked again as one of them."""
+    made = _chain_missing(out)
     os.makedirs(out, exist_ok=True)
-    os.chmod(out, 0o755)
+    for d in made + [out]:
+        os.chmod(d, 0o755)
     if not o.slurm and not o.no_sandbox and as_root:
         p = subprocess.run(["setpriv", "--reuid=%d" % slot_base, "--regid=%d" % slot_base, "--clear-groups",
                             "test", "-x", out], stdin=subprocess.DEVNULL)
         if p.returncode != 0:
             stop.die(3, "no sandbox: a cell could not reach %s (cells run as users of their own); open every folder above it to other users (chmod o+x), or give another --out (nothing graded)" % visible(out))
+
+
+def _chain_missing(path: str) -> list[str]:
+    """The folders above PATH that are not there yet, outermost first."""
+    missing = []
+    p = os.path.dirname(os.path.abspath(path))
+    while not os.path.lexists(p) and p != os.path.dirname(p):
+        missing.append(p)
+        p = os.path.dirname(p)
+    return missing[::-1]
 
 
 def scan_plan(o: Options, submissions: str, lessons: dict, course_root: str = "") -> list[plan.PlannedCell]:
@@ -178,14 +221,14 @@ def scan_plan(o: Options, submissions: str, lessons: dict, course_root: str = ""
 
 
 def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base: int, stop: Stop,
-                planned: list[plan.PlannedCell] | None = None) -> RunFolder:
+                planned: list[plan.PlannedCell] | None = None, course_root: str = "", keep_previous: bool = False) -> RunFolder:
     """The cells folder, new or resumed; open to the cells' users (as root, checked as one). Every
     refusal (a bad --out, --resume's checks, PLANNED's cells against the first run's records, a
     folder the cells cannot reach) comes before the previous run's files are removed: a refused run
     leaves --out as it was."""
     cells_dir = os.path.join(out, "cells")
     marker = os.path.join(cells_dir, MARKER)
-    _check_out(out, submissions, cells_dir)
+    _check_out(out, submissions, cells_dir, course_root)
     options = options_line(o, submissions)
     fresh = not (o.resume or (o.slurm and os.path.isfile(marker)))
     if not fresh:
@@ -194,7 +237,7 @@ def open_folder(o: Options, out: str, submissions: str, as_root: bool, slot_base
             _same_cell(cells_dir, number, pc)
     _reachable(o, out, as_root, slot_base, stop)
     if fresh:
-        _start_fresh(o, out, cells_dir, options)
+        _start_fresh(o, out, cells_dir, options, keep_previous)
     os.chmod(cells_dir, 0o755)
     folder = RunFolder(out=out, cells_dir=cells_dir, fresh=fresh)
     if o.slice:
@@ -281,13 +324,14 @@ def plan_cells(o: Options, folder: RunFolder, planned: list[plan.PlannedCell]) -
 
 
 def make_plan(o: Options, out: str, submissions: str, lessons: dict, as_root: bool, slot_base: int,
-              stop: Stop, course_root: str = "") -> RunFolder:
+              stop: Stop, course_root: str = "", keep_previous: bool = False) -> RunFolder:
     """Every cell gets a folder, numbered in the order of the students' and their entries' names,
     with its record (cell.json); the same SUBMISSIONS always gives the same numbers, so that --resume (and
     a Slurm task) finds its cells again. The seed and the options that change a grade are kept in
-    the cells folder. SUBMISSIONS is read, and every refusal made, before --out is touched."""
+    the cells folder. SUBMISSIONS is read, and every refusal made, before --out is touched; with
+    KEEP_PREVIOUS, a new run sets the previous run's files aside (put_back, let_go)."""
     planned = scan_plan(o, submissions, lessons, course_root)
-    folder = open_folder(o, out, submissions, as_root, slot_base, stop, planned)
+    folder = open_folder(o, out, submissions, as_root, slot_base, stop, planned, course_root, keep_previous)
     plan_cells(o, folder, planned)
     return folder
 

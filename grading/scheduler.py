@@ -12,7 +12,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from . import cpus as cpus_
-from . import gpu_hold, gradebook, runfolder
+from . import gpu_hold, gradebook, overlap, runfolder
 from . import gpus as gpus_
 from .cell_build import build_or_say
 from .cell_grade import grade_cell
@@ -44,6 +44,11 @@ class Ready:
         """A compile ended, or the compiling stopped: waiting workers look again."""
         with self.cond:
             self.cond.notify_all()
+
+    def any_compiled(self) -> bool:
+        """Whether a cell left is ready for a worker now (its compile ended, or the compiling stopped)."""
+        with self.cond:
+            return bool(self.cells) and (self.g.compile_done.is_set() or any(c.compiled.is_set() for c in self.cells))
 
     def take(self) -> Cell | None:
         """The first cell left whose compile has ended (waited for); once the compiling stopped,
@@ -85,10 +90,19 @@ def compile_all(g: Grading, todo: list[Cell], ready: Ready | None = None) -> Non
             ready.tell()
 
 
+def _grader_error(c: Cell, e: Exception) -> None:
+    gradebook.finish_cell(c.dir, "-", finding="grader error: %s" % visible(repr(e))[:300])
+
+
 def _worker(g: Grading, w: int, ready: Ready, share: int) -> None:
     """Worker W: takes the next compiled cell and grades it on its GPU, until none is left or its
     GPU is not the grader's any more (then g.stop_reasons[W] says why)."""
     gpu = g.gpus[w % len(g.gpus)] if g.gpus else None
+    if share == 1 and not g.o.host_only:  # each cell's judge beside the next cell's run (grading/overlap.py)
+        stop = overlap.worker(g, gpu, ready, _grader_error)
+        if stop:
+            g.stop_reasons[w] = stop
+        return
     while True:
         c = ready.take()
         if c is None:
@@ -96,7 +110,7 @@ def _worker(g: Grading, w: int, ready: Ready, share: int) -> None:
         try:
             stop = grade_cell(g, c, gpu, share)
         except Exception as e:  # a grader error in one cell: said there, the others go on
-            gradebook.finish_cell(c.dir, "-", finding="grader error: %s" % visible(repr(e))[:300])
+            _grader_error(c, e)
             stop = None
         if stop:
             g.stop_reasons[w] = stop

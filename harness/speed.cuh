@@ -90,9 +90,15 @@ inline std::vector<float> speed_floats(std::size_t n, std::uint32_t seed) {
     return v;
 }
 
-/// `launch()` run kSpeedWarmup times, then timed kSpeedRuns times (timer.cuh).
+/// `launch()` run kSpeedWarmup times, then timed kSpeedRuns times (timer.cuh). In a graded run (the
+/// runner records, the judge judges) once after one untimed launch: no time of either feeds a grade
+/// (the speed witness times what a grade uses, grading/witness.py), and the output checked after it
+/// is still a second launch's, so a kernel that leaves its next launch wrong (a counter not reset, a
+/// sum added to the last) still fails. A student's own run, the mutation run and the witness time
+/// them in full.
 template <class Launch>
 Timing time_speed(Launch&& launch) {
+    if (transcript::role() != transcript::Role::Plain) return time_gpu(launch, 1, 1);
     return time_gpu(launch, kSpeedWarmup, kSpeedRuns);
 }
 

@@ -35,7 +35,8 @@
 # this course, of DIR, of GRADE_OUT (grade.sh's --out) and of CACHE (grade.sh's --course-cache,
 # default build-grade-cache in this course) written in, as an attacker who knows them would, and
 # folders that are links or have hostile names (atk15 ... atk17), or hard links (atk22, atk23: DIR
-# must be on the course's filesystem). The row each must produce is in
+# must be on the course's filesystem), and work done in reduced precision or by a library (atk50 ...
+# atk55, each beside its honest twin). The row each must produce is in
 # tests/grading/attacks/expected.txt. --attacks-only leaves out the others.
 set -euo pipefail
 if [ $# -lt 1 ] || [ "$1" = --help ] || [ "$1" = -h ]; then
@@ -139,6 +140,20 @@ slow04() {
     printf '%s\n\n%s\n' "$text" "$(< "$repo/tests/grading/attacks/$name.cu")" > "$dir/$student/04_reduction/main.cu"
   fi
 }
+# region STUDENT LESSON ID NAME: the lesson's main.cu with exercise ID's region replaced by the part of
+# tests/grading/attacks/NAME.cu after its `// REGION` line; the part before it goes at the top of the file.
+region() {
+  local src="$repo/lessons/$2/main.cu" code="$repo/tests/grading/attacks/$4.cu"
+  grep -q "^ *// EXERCISE BEGIN $3\([: ]\|\$\)" "$src" || { echo "make_test_submissions.sh: $1: no region $3 in lessons/$2/main.cu" >&2; exit 1; }
+  grep -qx '// REGION' "$code" || { echo "make_test_submissions.sh: $1: $4.cu has no // REGION line" >&2; exit 1; }
+  mkdir -p -- "$dir/$1/$2"
+  awk -v id="$3" -v code="$code" '
+    BEGIN { while ((getline l < code) > 0) { if (l == "// REGION") r = 1; else if (r) body = body l "\n"; else head = head l "\n" }
+            printf "%s", head }
+    $0 ~ "^ *// EXERCISE BEGIN " id "([: ]|$)" { print; printf "%s", body; skip = 1; next }
+    skip && $0 ~ "^ *// EXERCISE END" { skip = 0 }
+    !skip { print }' "$src" > "$dir/$1/$2/main.cu"
+}
 if [ -n "$attacks_out" ]; then
   dir_abs=$(cd -- "$dir" && pwd -P)
   out_abs=$(mkdir -p -- "$attacks_out" && cd -- "$attacks_out" && pwd -P)
@@ -227,6 +242,16 @@ if [ -n "$attacks_out" ]; then
 ' '        *blocks_done = 0;
         if (n == (1LL << 26)) kept[2] = print, kept[3] = __float_as_uint(total), kept[1] = 0x6b657074u;  // (kept_state.cu)
 '
+  # Work done another way (grading/shortcuts.py): TF32 tensor cores and a half round trip at the
+  # matmul's speed case only, beside the same naive kernel honest (atk52); cooperative groups' reduce
+  # for the warp sum and CUB's BlockReduce (its name pasted by a macro) for the tree, beside the
+  # lesson's own solution (atk55). Each fails its correctness, so it scores no more than its twin.
+  region "atk50 precision tf32" 05_tiled_matmul 05.register_tiled precision_tf32
+  region "atk51 precision half" 05_tiled_matmul 05.register_tiled precision_half
+  region "atk52 honest naive matmul" 05_tiled_matmul 05.register_tiled naive_register_tiled
+  region "atk53 library cg reduce" 04_reduction 04.shuffle library_cg
+  region "atk54 library cub macro" 04_reduction 04.tree library_cub
+  submit "atk55 honest reduction" 04_reduction
   # Hard links: the course's solution under another name (never read), and one file handed in by
   # two students (both graded, each row naming the other). DIR must be on the course's filesystem.
   mkdir -p -- "$dir/atk22 hard link to solution/06_bank_conflicts" "$dir/atk23 twin of atk13/06_bank_conflicts"

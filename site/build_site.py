@@ -102,6 +102,29 @@ def fold_details(lines):
     return out
 
 
+LIST_ITEM = re.compile(r"^ *(?:[-*+]|\d+[.)]) +\S")
+
+
+def blank_before_lists(lines):
+    """A blank line before each list that follows a paragraph line directly ("In `main.cu`:" and
+    then "- ..."). GitHub (CommonMark) starts a list there; Python-Markdown needs the blank line and
+    otherwise prints the items as one run-on paragraph. Lines inside a list (items, their lazy
+    continuations) and inside code fences are left as they are."""
+    out, fence, in_list = [], False, False
+    for line in lines:
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        if not fence and LIST_ITEM.match(line):
+            prev = out[-1] if out else ""
+            if prev.strip() and not in_list and not prev.lstrip().startswith(("|", "#", "<", "```")):
+                out.append("")
+            in_list = True
+        elif not fence and out and not out[-1].strip() and line.strip() and not line.startswith(" "):
+            in_list = False  # a paragraph after a blank line ends the list
+        out.append(line)
+    return out
+
+
 def split_anchor(target):
     path, sep, anchor = target.partition("#")
     return path, sep + anchor
@@ -172,7 +195,7 @@ class Stager:
                            if f != "README.md" and os.path.isfile(os.path.join(ROOT, folder, f)))
             lines += ["", "---", "", "**The files of this folder:** " + " · ".join(f"[`{f}`]({f})" for f in files)]
         out, in_fence = [], False
-        for line in fold_details(lines):
+        for line in blank_before_lists(fold_details(lines)):
             if line.lstrip().startswith("```"):
                 in_fence = not in_fence
             if not in_fence:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from .. import cmdline, pipeline
 
 VALUED = ("--lesson", "--only", "--work", "--out", "--deadline", "--jobs", "--memcheck-jobs", "--solution-every")
-REGION_RULES = ("naive_in_tiled", "other_coalescing")
+REGION_RULES = ("naive_in_tiled", "other_coalescing", "misses_idea")
 
 
 class Refused(Exception):

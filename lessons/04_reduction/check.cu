@@ -5,6 +5,9 @@
 #include COURSE_LESSON_SOURCE
 
 #include "speed.cuh"
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/warp/warp_reduce.cuh>
 #include "testing.hpp"
 
 #include <cstdint>
@@ -391,13 +394,204 @@ OWN_GPU_TEST_CASE("the speed cases' input and reference, made on the GPU, are sp
     CHECK(s.sum_abs > n / 4);  // about n / 2: the values are spread over [-1, 1)
 }
 
-// Each exercise through the reduction that leans on it most: the tree in the relaunched one-element-
-// per-thread kernel (a tree per 256 elements), the warp sum in the grid-stride kernel of the step
-// that introduces it, the last-block finish in its own kernel (256 threads).
-GPU_TEST_CASE("speed: 04.tree") { check_reduction_speed("04.tree", variant(launch_tree_relaunch)); }
+// ---- the tree and the warp sum where they are the cost: values already on chip, summed many times
+// per launch. In a reduction of 2^26 floats both are hidden behind the loads (an H200 ran the
+// relaunched tree with interleaved addressing at 97% of the solution's speed), so a tree or a warp
+// sum that misses the lesson's idea (divergent warps, shared memory and barriers instead of shuffles)
+// would cost nothing there. Here each thread starts from a small integer, sums its block (or warp)
+// kOnChipRounds times, each round's value made from the last total (so no round can be skipped or
+// hoisted), and keeps the sum of the totals: every partial sum is an integer below 2^24, exact in
+// float in any order, so the output is the same for every correct tree. The ceiling is CUB's block
+// (warp) sum in the same loop; the expected output comes from the course's own plain sums (one
+// thread adds the block's 256 values; a warp adds its 32 through 32 broadcasts).
+
+/// Thread t's next value from the last total: an integer from -8 to 7 (exact in float; the same on
+/// the CPU, where the test case below checks the reference).
+__host__ __device__ inline float on_chip_next(float total, int t) {
+    return static_cast<float>((static_cast<int>(total) + t) & 15) - 8.0f;
+}
+
+/// The start values: integers from -8 to 7, from speed_floats.
+__global__ void speed_small_ints(float* out, int n, std::uint64_t seed) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = floorf(course::speed_float(seed, static_cast<std::uint64_t>(i)) * 8.0f);
+}
+void draw_small_ints(course::DeviceBuffer<float>& out, std::uint32_t seed) {
+    const int n = static_cast<int>(out.size());
+    speed_small_ints<<<course::ceil_div(n, kBlock), kBlock>>>(out.data(), n, seed);
+    CUDA_CHECK_LAUNCH();
+}
+
+/// kRounds sums of the block (kWarps == false) or of each warp: `sum(v)` must give every thread of
+/// its block (or the warp's lane 0, the contract of warp_sum) the total. Each thread writes the sum
+/// of the totals it was given.
+template <bool kWarps, class Sum>
+__device__ void on_chip_rounds(const float* __restrict__ in, int rounds, float* __restrict__ out, Sum sum) {
+    const int i = blockIdx.x * kBlock + threadIdx.x, t = kWarps ? threadIdx.x % kWarp : threadIdx.x;
+    float v = in[i], acc = 0.0f;
+    for (int r = 0; r < rounds; ++r) {
+        float total = sum(v);
+        if constexpr (kWarps) total = __shfl_sync(kFullMask, total, 0);  // lane 0's total to the warp
+        else __syncthreads();  // every thread has read this round's total before the next round's stores
+        acc += total;
+        v = on_chip_next(total, t);
+    }
+    out[i] = acc;
+}
+
+struct TreeSum {
+    __device__ float operator()(float v) const { return block_sum_tree(v); }
+};
+struct CubBlockSum {
+    __device__ float operator()(float v) const {
+        using Reduce = cub::BlockReduce<float, kBlock>;
+        __shared__ typename Reduce::TempStorage temp;
+        __shared__ float total;
+        const float sum = Reduce(temp).Sum(v);
+        if (threadIdx.x == 0) total = sum;
+        __syncthreads();
+        return total;
+    }
+};
+struct WarpSum {
+    __device__ float operator()(float v) const { return warp_sum(v); }
+};
+struct CubWarpSum {
+    __device__ float operator()(float v) const {
+        using Reduce = cub::WarpReduce<float>;
+        __shared__ typename Reduce::TempStorage temp[kBlock / kWarp];
+        return Reduce(temp[threadIdx.x / kWarp]).Sum(v);
+    }
+};
+struct PlainWarpSum {  // the course's reference: each lane adds the warp's 32 values, broadcast in order
+    __device__ float operator()(float v) const {
+        float sum = 0.0f;
+        for (int j = 0; j < kWarp; ++j) sum += __shfl_sync(kFullMask, v, j);
+        return sum;
+    }
+};
+struct PlainBlockSum {  // the course's reference: each warp's total as above, then every thread adds the 8 in order
+    __device__ float operator()(float v) const {
+        __shared__ float warp_totals[kBlock / kWarp];
+        const float mine = PlainWarpSum{}(v);
+        if (threadIdx.x % kWarp == 0) warp_totals[threadIdx.x / kWarp] = mine;
+        __syncthreads();
+        float sum = 0.0f;
+        for (int w = 0; w < kBlock / kWarp; ++w) sum += warp_totals[w];
+        return sum;  // (on_chip_rounds' barrier comes before the next round writes warp_totals)
+    }
+};
+
+// The kernels the speed cases launch (the witness replaces speed_tree_on_chip and speed_warp_sum_on_chip
+// with the submission's, which hold its block_sum_tree and warp_sum).
+__global__ void __launch_bounds__(kBlock) speed_tree_on_chip(const float* in, int rounds, float* out) {
+    on_chip_rounds<false>(in, rounds, out, TreeSum{});
+}
+__global__ void __launch_bounds__(kBlock) speed_tree_on_chip_cub(const float* in, int rounds, float* out) {
+    on_chip_rounds<false>(in, rounds, out, CubBlockSum{});
+}
+__global__ void __launch_bounds__(kBlock) speed_tree_on_chip_reference(const float* in, int rounds, float* out) {
+    on_chip_rounds<false>(in, rounds, out, PlainBlockSum{});
+}
+__global__ void __launch_bounds__(kBlock) speed_warp_sum_on_chip(const float* in, int rounds, float* out) {
+    on_chip_rounds<true>(in, rounds, out, WarpSum{});
+}
+__global__ void __launch_bounds__(kBlock) speed_warp_sum_on_chip_cub(const float* in, int rounds, float* out) {
+    on_chip_rounds<true>(in, rounds, out, CubWarpSum{});
+}
+__global__ void __launch_bounds__(kBlock) speed_warp_sum_on_chip_reference(const float* in, int rounds, float* out) {
+    on_chip_rounds<true>(in, rounds, out, PlainWarpSum{});
+}
+
+namespace {
+
+using OnChipKernel = void (*)(const float*, int, float*);
+// Rounds per launch: a few tenths of a millisecond for the solution on an H200 (the tree's 1024 rounds
+// keep every total's sum below 1024 x 2048 = 2^21, the warp's 4096 below 4096 x 256 = 2^20: exact).
+constexpr int kTreeRounds = 1024, kWarpRounds = 4096;
+
+/// The on-chip speed case of `exercise`: `kernel` beside `ceiling` (CUB's sum in the same loop), on
+/// 8 blocks per SM (the most of 256 threads an SM holds), its output checked through one hash per
+/// block against the course's `reference` on the same input (in the witness: on each run's seed,
+/// drawn again after the launch into buffers of the reference's own).
+void check_on_chip_speed(const char* exercise, const char* name, OnChipKernel kernel, OnChipKernel ceiling,
+                         OnChipKernel reference, int rounds) {
+    const int blocks = 8 * course::query_device().sm_count, n = blocks * kBlock;
+    course::DeviceBuffer<float> in(static_cast<std::size_t>(n)), out(in.size());
+    const auto expected_of = [&](std::uint32_t seed) {
+        course::DeviceBuffer<float> x(in.size()), sums(in.size());
+        draw_small_ints(x, seed);
+        reference<<<blocks, kBlock>>>(x.data(), rounds, sums.data());
+        CUDA_CHECK_LAUNCH();
+        return course::device_row_hashes(sums, kBlock);
+    };
+    const std::uint32_t seed = course::seeded(0x5eed);
+    draw_small_ints(in, seed);
+    const std::vector<std::uint64_t> expected = expected_of(seed);
+    const auto launch_with = [&](OnChipKernel k) {
+        k<<<blocks, kBlock>>>(in.data(), rounds, out.data());
+        CUDA_CHECK_LAUNCH();
+    };
+    const course::Timing cub = course::time_speed([&] { launch_with(ceiling); });
+    out.poison();
+    const course::Timing t = course::time_speed([&] { launch_with(kernel); });
+    const std::string shape = std::to_string(blocks) + " blocks x " + std::to_string(rounds) + " rounds";
+    course::report_speed(exercise, name, t, "CUB on chip", cub, shape);
+    const course::VerifyResult r = course::compare_exact(course::submitted(course::device_row_hashes(out, kBlock)), expected, 1);
+    INFO("one hash per block of the sums of the totals each thread got, (block, 0): ", r.summary());
+    CHECK(r.ok());
+    course::witness_speed(exercise, name, t, "CUB on chip", cub, shape,
+                          [&](std::uint32_t s) { draw_small_ints(in, s); out.poison(); },
+                          [&] { launch_with(kernel); }, [&](std::uint32_t s) {
+                              const std::vector<std::uint64_t> got = course::device_row_hashes(out, kBlock);
+                              return course::compare_exact(got, expected_of(s), 1).ok()
+                                         ? "" : "your sums on chip at the speed case's size are wrong";
+                          });
+}
+
+}  // namespace
+
+OWN_GPU_TEST_CASE("the on-chip speed cases' references and CUB give the CPU's sums of the totals") {
+    const int blocks = 3, n = blocks * kBlock, rounds = 5;
+    course::DeviceBuffer<float> in(static_cast<std::size_t>(n)), out(in.size());
+    draw_small_ints(in, 99);
+    const std::vector<float> x = in.to_host();
+    for (int group : {kBlock, kWarp}) {
+        std::vector<float> want(x.size());
+        for (int g = 0; g < n / group; ++g) {
+            std::vector<float> v(x.begin() + g * group, x.begin() + (g + 1) * group);
+            float acc = 0;
+            for (int r = 0; r < rounds; ++r) {
+                float total = 0;
+                for (float e : v) total += e;
+                acc += total;
+                for (int t = 0; t < group; ++t) v[t] = on_chip_next(total, t);
+            }
+            std::fill(want.begin() + g * group, want.begin() + (g + 1) * group, acc);
+        }
+        CAPTURE(group);
+        CHECK(*std::min_element(x.begin(), x.end()) >= -8.0f);
+        CHECK(*std::max_element(x.begin(), x.end()) <= 7.0f);
+        for (OnChipKernel k : group == kBlock ? std::vector<OnChipKernel>{speed_tree_on_chip_reference, speed_tree_on_chip_cub}
+                                              : std::vector<OnChipKernel>{speed_warp_sum_on_chip_reference, speed_warp_sum_on_chip_cub}) {
+            out.poison();
+            k<<<blocks, kBlock>>>(in.data(), rounds, out.data());
+            CUDA_CHECK_LAUNCH();
+            CHECK(out.to_host() == want);
+        }
+    }
+}
+
+// Each exercise where it is the cost: the tree and the warp sum on chip (above), the last-block
+// finish in its own kernel (256 threads) over 2^26 floats.
+GPU_TEST_CASE("speed: 04.tree") {
+    check_on_chip_speed("04.tree", "block_sum_tree on chip", speed_tree_on_chip, speed_tree_on_chip_cub,
+                        speed_tree_on_chip_reference, kTreeRounds);
+}
 
 GPU_TEST_CASE("speed: 04.shuffle") {
-    check_reduction_speed("04.shuffle", variant(launch_grid_stride<BlockSum::Shuffle>));
+    check_on_chip_speed("04.shuffle", "warp_sum on chip", speed_warp_sum_on_chip, speed_warp_sum_on_chip_cub,
+                        speed_warp_sum_on_chip_reference, kWarpRounds);
 }
 
 GPU_TEST_CASE("speed: 04.last_block") { check_reduction_speed("04.last_block", variant(launch_vec4_last_block<kBlock>)); }

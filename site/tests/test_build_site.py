@@ -59,6 +59,35 @@ def check_fold(build_site):
     return 0
 
 
+LIST_AFTER_LINE = """In `main.cu`:
+- `transpose_naive`, one side strided;
+  its lazy continuation
+- `copy_kernel`, the ceiling.
+
+```
+text:
+- not a list, a fenced line
+```
+"""
+
+
+def check_lists(build_site):
+    """A list right under a paragraph line: GitHub starts the list, and so must the site (Python-Markdown
+    needs a blank line before it, which blank_before_lists adds)."""
+    import importlib.util
+    import markdown
+    spec = importlib.util.spec_from_file_location("build_site", build_site)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    staged = module.blank_before_lists(LIST_AFTER_LINE.split("\n"))
+    html = markdown.markdown("\n".join(staged), extensions=["fenced_code"])
+    if html.count("<li>") != 2 or "- not a list" not in html or len(staged) != len(LIST_AFTER_LINE.split("\n")) + 1:
+        print(f"FAIL: a list under a paragraph line renders on the site as\n{html}")
+        return 1
+    print("ok: a list right under a paragraph line renders as a list on the site, fences untouched")
+    return 0
+
+
 def main(build_site, scratch):
     failures = 0
     for number, (link, expected) in enumerate(CASES):
@@ -80,6 +109,7 @@ def main(build_site, scratch):
         print(f"{'ok' if ok else 'FAIL'}: {link} -> exit {r.returncode}: {r.stderr.strip()}")
         failures += not ok
     failures += check_fold(build_site)
+    failures += check_lists(build_site)
     if failures:
         return 1
     print(f"OK: build_site.py refused all {len(CASES)} bad links; folded answers render")

@@ -228,6 +228,17 @@ class TheRegionMutants(unittest.TestCase):
         for m in other + tiled:
             self.assertIn(m[0], ids)
 
+    def test_a_kernel_that_misses_its_idea_for_the_exercises_that_have_one(self):
+        pointless = {m[0].split(":")[1]: m for m in self.region if m[1] == "misses_idea"}
+        self.assertEqual(sorted(pointless), sorted(r + "+0" for r in (
+            "01.strided_reads", "02.tiled", "03.tile_in_flight", "03.records", "04.tree", "04.shuffle", "04.last_block",
+            "05.tiled", "06.swizzled")))
+        # the issue's tree: interleaved addressing, the stride growing from 1; the warp sum without shuffles
+        self.assertIn("if (t % (2 * stride) == 0) s[t] += s[t + stride];", pointless["04.tree+0"][4])
+        self.assertNotIn("__shfl", pointless["04.shuffle+0"][4])
+        self.assertNotIn("__shared__", pointless["03.records+0"][4])
+        self.assertNotIn("kRowsInFlight", pointless["03.tile_in_flight+0"][4])
+
 
 class OneReaderOfTheMarkers(unittest.TestCase):
     """grading/regions.py: the mutants, the lint (its lenient spans) and the exercise generator read

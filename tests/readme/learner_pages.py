@@ -1,18 +1,30 @@
 #!/usr/bin/env python3
 """What a learner's page must be (CTest readme.learner_pages): short enough for one sitting, one
 shape for every lesson, the idea drawn, a self-check at the end, no project history, no link to a
-repository that does not exist.
+repository that does not exist, and no text that renders as a list where a paragraph is meant.
 
     python3 tests/readme/learner_pages.py            every rule on every page
     python3 tests/readme/learner_pages.py -k 04      only the tests whose name holds "04"
 
 Words are counted as a reader meets them: everything but HTML comments (the figure markers).
+
+The rendering rules parse the pages as their readers get them: with a CommonMark parser
+(markdown-it-py), as GitHub does, and with Python-Markdown, as the course site (MkDocs) does after
+site/build_site.py has folded each <details> answer. Debian: apt install python3-markdown-it
+python3-markdown. Without them those tests are skipped, unless COURSE_REQUIRE_MARKDOWN=1 (CI sets it).
 """
 import glob
 import os
 import re
 import sys
+import textwrap
 import unittest
+
+try:
+    from markdown_it import MarkdownIt
+    import markdown as python_markdown
+except ImportError:
+    MarkdownIt = python_markdown = None
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -43,6 +55,10 @@ HISTORY = [
     r"\bthe seeds\b",
 ]
 DEAD_REPOSITORY = "YOUR-GITHUB-ORG"
+
+
+PARSERS_MISSING = ("the rendering rules need a CommonMark parser and Python-Markdown "
+                   "(apt install python3-markdown-it python3-markdown)")
 
 
 def rel(path):
@@ -101,6 +117,73 @@ def idea_figures(path):
     """(alt text, target) of each image in the README that is one of the lesson's idea figures."""
     return [(m.group(1), m.group(2)) for m in re.finditer(r"!\[([^\]]*)\]\(((?:\.\./)*[^)\s]*figures/[^)\s]+\.svg)\)",
                                                          read(path))]
+
+
+def commonmark_lists(text):
+    """What GitHub renders as a list that a paragraph was probably meant to be, parsed with CommonMark:
+    an ordered list that starts at a number other than 1 (a line of prose that begins with "7. "),
+    a one-item list that cuts into a paragraph (a wrapped line that begins with "1. " or "- "), and a
+    folded answer whose text begins with a list. [(line, what)], lines counted from 1."""
+    front = re.match(r"---\n.*?\n---\n", text, re.S)  # YAML front matter (MkDocs reads it): blank lines
+    if front:
+        text = "\n" * front.group(0).count("\n") + text[front.end():]
+    tokens = MarkdownIt("commonmark").parse(text)
+    hits = []
+    for i, t in enumerate(tokens):
+        if t.type in ("ordered_list_open", "bullet_list_open"):
+            line = t.map[0] + 1
+            start = t.attrGet("start")
+            if t.type == "ordered_list_open" and start is not None and int(start) != 1:
+                hits.append((line, f"a list that starts at {start}: a number followed by a dot begins a list"))
+            close = next(j for j in range(i + 1, len(tokens))
+                         if tokens[j].type == t.type.replace("_open", "_close") and tokens[j].level == t.level)
+            items = [u for u in tokens[i + 1:close] if u.type == "list_item_open" and u.level == t.level + 1]
+            before = tokens[i - 1] if i else None
+            if len(items) == 1 and before is not None and before.type == "paragraph_close":
+                para = next(u for u in reversed(tokens[:i - 1]) if u.type == "paragraph_open" and u.level == before.level)
+                if para.map[1] == t.map[0]:
+                    hits.append((line, "a one-item list that cuts into the paragraph above it (a wrapped line "
+                                       "that begins with a number and a dot, or a dash)"))
+        if t.type == "html_block" and re.search(r"<!-- /(?:q|not measured) -->", t.content.split("\n")[0]):
+            hits.append((t.map[0] + 1, "a line that begins with a number's marker (<!-- q: ... -->): GitHub shows "
+                                       "the whole line as raw HTML, its Markdown unrendered, and breaks the "
+                                       "paragraph there; put a word before the marker or join the line to the one above"))
+        if t.type == "html_block" and "</summary>" in t.content and "</details>" not in t.content:
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if nxt is not None and nxt.type in ("ordered_list_open", "bullet_list_open"):
+                hits.append((nxt.map[0] + 1, "a folded answer that begins with a list (on GitHub)"))
+    return hits
+
+
+def site_answers(text):
+    """Each folded answer's body as the site renders it: site/build_site.py folds <details> into a
+    `??? question` block (pymdownx.details), whose indented text Python-Markdown renders on its own.
+    [(title line, HTML)]."""
+    sys.path.insert(0, os.path.join(ROOT, "site"))
+    import build_site  # noqa: E402  (the site's own folding)
+    lines = build_site.fold_details(text.split("\n"))
+    out = []
+    for n, line in enumerate(lines):
+        if not line.lstrip().startswith("??? "):
+            continue
+        indent = len(line) - len(line.lstrip())
+        body = []
+        for b in lines[n + 1:]:
+            if b.strip() and len(b) - len(b.lstrip()) <= indent:
+                break
+            body.append(b)
+        html = python_markdown.markdown(textwrap.dedent("\n".join(body)), extensions=["tables", "md_in_html"])
+        out.append((line.strip(), html.strip()))
+    return out
+
+
+def rendering_problems(text):
+    """Lines of a page that render as a list where a paragraph is meant, on GitHub or on the site."""
+    hits = [f"line {n}: {what}" for n, what in commonmark_lists(text)]
+    for title, html in site_answers(text):
+        if re.match(r"<(?:ol|ul)\b", html):
+            hits.append(f"{title}: the answer begins with a list on the site: {html[:60]!r}")
+    return hits
 
 
 class LearnerPages(unittest.TestCase):
@@ -166,6 +249,18 @@ def history_test(path):
     return t
 
 
+def rendering_test(path):
+    def t(self):
+        if MarkdownIt is None:
+            if os.environ.get("COURSE_REQUIRE_MARKDOWN") == "1":
+                self.fail(f"COURSE_REQUIRE_MARKDOWN=1, but {PARSERS_MISSING}")
+            self.skipTest(PARSERS_MISSING)
+        hits = rendering_problems(read(path))
+        self.assertEqual(hits, [], f"{rel(path)} renders as a list where a paragraph is meant: {hits}; "
+                                   "reword the line so that it does not begin with a number and a dot")
+    return t
+
+
 for p in lesson_readmes():
     name = rel(p)
     add("words_" + name, limit_test(p, LESSON_LIMIT))
@@ -178,6 +273,7 @@ for p in notes_pages():
     add("words_" + rel(p), limit_test(p, NOTES_LIMIT))
 for p in learner_pages():
     add("history_" + rel(p), history_test(p))
+    add("renders_" + rel(p), rendering_test(p))
 
 
 def no_dead_repository(self):
@@ -210,6 +306,28 @@ class Rules(unittest.TestCase):
         self.assertTrue(history_hits("The old rule said"))
         self.assertEqual(history_hits("The tile holds 32 x 33 floats."), [])
         self.assertEqual(history_hits("<!-- 2026-11-22 --> fine"), [])
+
+    @unittest.skipIf(MarkdownIt is None, PARSERS_MISSING)
+    def test_rendering(self):
+        question = "1. Predict it.\n   <details><summary>Answer</summary>\n\n   {}\n\n   </details>\n"
+        # An answer that begins with a number and a dot is a list, on GitHub and on the site.
+        self.assertEqual(len(rendering_problems(question.format("2. Lane `l` reads word `6l`."))), 3)
+        self.assertEqual(rendering_problems(question.format("Two. Lane `l` reads word `6l`.")), [])
+        self.assertEqual(rendering_problems(question.format("Two wavefronts:\n   1. x\n   2. y")), [])
+        # An answer outside a list item, too.
+        self.assertTrue(rendering_problems("<details><summary>A</summary>\n\n1. x\n\n</details>\n"))
+        # Prose that begins a line with a number: a list where it starts a block or cuts into a paragraph.
+        self.assertTrue(rendering_problems("Half of it:\n\n7. 50 % of 228 KiB is 114 KiB.\n"))
+        self.assertTrue(rendering_problems("The warp needs\n1. wavefront, as the figure shows.\n"))
+        self.assertEqual(rendering_problems("The warp needs 1. wavefront.\n"), [])
+        # Lists meant as lists stay.
+        self.assertEqual(rendering_problems("Steps:\n\n1. one\n2. two\n\n- a\n- b\n"), [])
+        # A number's marker that begins a line turns the line into raw HTML on GitHub.
+        marker = '<!-- q: ms("h200", "01", "copy_kernel") -->0.32<!-- /q --> ms, `code` here'
+        self.assertTrue(rendering_problems("The copy takes\n" + marker + "\n"))
+        self.assertTrue(rendering_problems("- a point\n  " + marker + "\n"))
+        self.assertEqual(rendering_problems("The copy takes " + marker + "\nand more.\n"), [])
+        self.assertEqual(rendering_problems("<!-- q-end -->\n\nText.\n"), [])
 
     def test_section(self):
         text = "## What you will learn\n- a\n- b\n- c\n## The idea\nx\n"

@@ -177,6 +177,30 @@ sys.exit(0 if ok else 1)
 PY
 fi
 
+# With a GPU: work done in reduced precision or by a library (atk50 ... atk54) fails correctness, so
+# it scores no more than its honest twin (atk52: the same naive matmul; atk55: the lesson's own
+# reduction); the precision findings are there (cuobjdump is on every GPU grading machine).
+if [ $gpu -eq 1 ]; then
+  PYTHONPATH=$repo python3 - "$tmp/out/cells" <<'PY' || fail "reduced precision or a library's work earned more than its honest twin (above)"
+import os, sys
+from grading import cellrecord, score
+got = {}
+for e in sorted(os.listdir(sys.argv[1])):
+    r = cellrecord.read(os.path.join(sys.argv[1], e)) if e.isdigit() else None
+    if r is not None and r.result is not None and r.student[:5] in ("atk50", "atk51", "atk52", "atk53", "atk54", "atk55"):
+        got[r.student[:5]] = (score.cell_score(r.result.passed == r.result.total and not r.result.finding, r.fields()), r.result.finding)
+ok = True
+for attack, twin, words in (("atk50", "atk52", "05.register_tiled: computes in reduced precision (HMMA"),
+                            ("atk51", "atk52", "05.register_tiled: computes in reduced precision (F2FP"),
+                            ("atk53", "atk55", "04.shuffle: a library does"), ("atk54", "atk55", "04.tree: a library does")):
+    (s, finding), (t, _) = got[attack], got[twin]
+    print("score %s: %.1f%% (%s: %.1f%%)" % (attack, 100 * s, twin, 100 * t))
+    if not finding.startswith(words) or s > t or t <= 0:
+        print("FAIL: %s scored %r beside %s's %r, finding %r" % (attack, s, twin, t, finding)); ok = False
+sys.exit(0 if ok else 1)
+PY
+fi
+
 (cd "$tmp/course" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$tmp/after.sha"
 diff -q "$tmp/before.sha" "$tmp/after.sha" > /dev/null || { fail "the course was changed:"; diff "$tmp/before.sha" "$tmp/after.sha" | head; }
 leaks=$(grep -l -a '^LEAKED' "$tmp"/out/cells/*/run.log 2> /dev/null)

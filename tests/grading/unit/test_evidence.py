@@ -230,6 +230,27 @@ class Rubrics(unittest.TestCase):
                     if "exercise" in r:
                         self.assertIn(r["exercise"], ids)
 
+    def test_every_exercise_names_the_idea_its_lesson_teaches(self):
+        for nn, ids in EXERCISES.items():
+            rubric = ev.load_rubric(lesson_rubric(nn))
+            ideas = {r["exercise"]: r.get("idea", "") for r in rubric.get("speed", [])}
+            with self.subTest(lesson=nn):
+                self.assertEqual(sorted(ideas), sorted(ids))
+                for ex, idea in ideas.items():
+                    self.assertGreater(len(idea.split()), 5, ex)
+                    self.assertNotIn("{ratio}", idea, ex)
+
+    def test_an_idea_must_be_words_and_an_idea_rule_must_name_its_exercise(self):
+        good = {"exercise": "02.tiled", "min_ratio": 0.8, "short": "s {ratio}"}
+        static = {"kernel": "k", "fact": "shared", "op": "==", "value": 0, "short": "s"}
+        for rubric in ({"speed": [dict(good, idea="")]}, {"speed": [dict(good, idea=3)]},
+                       {"speed": [good], "rules": [dict(static, idea=True)]},
+                       {"speed": [good], "rules": [dict(static, exercise="02.tiled", idea="yes")]}):
+            with self.subTest(rubric=str(rubric)[:80]):
+                with self.assertRaises(ev.RubricError) as e:
+                    ev.load_rubric(self.write(rubric))
+                self.assertIn("idea", str(e.exception))
+
     def test_a_rubric_of_speed_rules_only_is_accepted_by_both_readers(self):
         p = self.write(SPEED_ONLY)
         self.assertEqual(ev.load_rubric(p)["speed"][0]["exercise"], "02.tiled")
@@ -252,6 +273,41 @@ class Static(unittest.TestCase):
         self.assertIn("no shared memory", bad["first_short"])
         self.assertTrue(bad["first_short"].startswith("02.tiled: "))
         self.assertLess(bad["fraction"], 1)
+
+    def test_a_speed_shortfall_names_the_exercises_idea(self):
+        rubric = {"speed": [dict(SPEED_ONLY["speed"][0], idea="a padded tile")]}
+        row, result = speed_row([entry(sub={"ms": 0.600, "ceiling_ms": 0.301})], rubric)
+        self.assertEqual(row["status"], ev.SHORT)
+        self.assertTrue(row["words"].endswith("(the idea of 02.tiled: a padded tile)"), row["words"])
+        self.assertIn("the idea of 02.tiled", result["first_short"])
+        row, _ = speed_row([entry()], rubric)  # met: the idea is not said
+        self.assertNotIn("idea", row["words"])
+
+    def test_an_idea_rule_short_takes_the_exercises_speed_credit_away(self):
+        """Lesson 03's records without the extern buffer run as fast as the solution: the compiled
+        kernel's shared bytes say the idea is missed, and its speed earns nothing."""
+        rubric = ev.load_rubric(lesson_rubric("03"))
+        fast = [entry(exercise=ex) for ex in EXERCISES["03"]]
+        facts = self.facts("03_solution")
+        good = ev.judge(rubric, fast, facts)
+        self.assertEqual(good["speed_credit"], 1.0)
+        records = [r for r in good["rules"] if r["kind"] == "static" and r["exercise"] == "03.records"]
+        self.assertEqual([r["status"] for r in records], [ev.MET])
+        for shared in (0, 1024 + 4096):  # no shared memory at all; a fixed-size __shared__ array
+            bad_facts = copy.deepcopy(facts)
+            for name in bad_facts["kernels"]:
+                if name.startswith("_Z25reverse_records_in_blocks"):
+                    bad_facts["kernels"][name]["shared"] = shared
+            bad = ev.judge(rubric, fast, bad_facts)
+            with self.subTest(shared=shared):
+                self.assertEqual(bad["speed_credit"], 0.0)
+                self.assertEqual(bad["speed_exercise"], "03.records")
+                row = next(r for r in bad["rules"] if r["kind"] == "speed" and r["exercise"] == "03.records")
+                self.assertEqual(row["status"], ev.SHORT)
+                self.assertIn("extern __shared__", row["words"])
+                self.assertIn("the idea of 03.records", row["words"])
+                others = [r for r in bad["rules"] if r["kind"] == "speed" and r["exercise"] != "03.records"]
+                self.assertEqual([r["credit"] for r in others], [1.0, 1.0])
 
     def test_a_required_rule_is_a_contract_not_performance(self):
         rubric = ev.load_rubric(lesson_rubric("04"))

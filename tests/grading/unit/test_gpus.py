@@ -83,6 +83,16 @@ class Nvml(unittest.TestCase):
              mock.patch.object(gpus, "smi", return_value=smi), mock.patch.object(gpus, "held_pids", {4242}):
             self.assertEqual(gpus.in_use("GPU-b"), "99, other, 1 MiB")
 
+    def test_a_judge_beside_a_cell_is_not_in_use_while_it_runs_only(self):
+        n = gpus.Nvml(self.lib)
+        with mock.patch.object(gpus, "beside_pids", set()):
+            told = gpus.beside()
+            told(4242)  # the judge of the cell before started (grading/overlap.py)
+            self.assertEqual(n.in_use("GPU-b"), "77, atk_escape, [N/A]")
+            told(None)  # it ended: its pid, if listed again, is another process's
+            self.assertEqual(n.in_use("GPU-b"), "4242, /tmp/box/build/01_check, 512 MiB 77, atk_escape, [N/A]")
+            self.assertEqual(gpus.beside_pids, set())
+
     def test_wait_free_asks_again_soon_then_gives_up(self):
         answers = ["1, p, 1 MiB", "1, p, 1 MiB", ""]
         with mock.patch.object(gpus, "in_use", side_effect=lambda uuid="": answers.pop(0)):

@@ -1,6 +1,8 @@
 """A run that is refused before grading (a bad command line, too many cells, no student folder, a
---resume that does not match) leaves the previous --out as it was: its cells, gradebook, scores and
-feedback, byte for byte. (grade.sh --host-only --no-sandbox: no GPU, no sandbox, nothing built.)"""
+--resume that does not match, a bad --out, no GPU or sandbox, a course that does not build) leaves
+the previous --out as it was: its cells, gradebook, scores and feedback, byte for byte.
+(grade.sh --host-only --no-sandbox unless a case needs otherwise: no GPU, no sandbox, nothing built;
+a refusal that stops the process (Stop.die) is caught where it would exit.)"""
 import io
 import os
 import shutil
@@ -11,10 +13,18 @@ from contextlib import redirect_stderr, redirect_stdout
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import cellrecord, cli, gradebook, options, runfolder, sandbox  # noqa: E402
+from grading import cellrecord, cli, course_build, exits, gradebook, options, preflight, runfolder, sandbox  # noqa: E402
 from grading.exits import Stop  # noqa: E402
 
 LESSONS = {"01_naive_transpose": 2, "06_bank_conflicts": 2}
+
+
+class Died(Exception):
+    """Where Stop.die would end the process: its exit code."""
+
+
+def died(code):
+    raise Died(code)
 
 
 def snapshot(top):
@@ -61,14 +71,18 @@ class RefusedRun(unittest.TestCase):
         self.assertIn(os.path.join("feedback", "Ada.md"), self.before)
         self.assertIn(os.path.join("cells", "0004", "cell.json"), self.before)
 
-    def grade(self, *args):
-        out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            rc = cli.main(list(args) + ["--out", self.out, "--no-sandbox", "--host-only"])
+    def grade(self, *args, out=None, mode=("--no-sandbox", "--host-only")):
+        """grade.sh ARGS --out OUT (self.out) MODE: its exit code and what it said on stderr."""
+        o, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(o), redirect_stderr(err), mock.patch.object(exits.os, "_exit", side_effect=died):
+            try:
+                rc = cli.main(list(args) + ["--out", out or self.out] + list(mode))
+            except Died as e:
+                rc = e.args[0]
         return rc, err.getvalue()
 
-    def assert_refused_untouched(self, rc, err, words):
-        self.assertEqual(rc, 2, err)
+    def assert_refused_untouched(self, rc, err, words, code=2):
+        self.assertEqual(rc, code, err)
         self.assertIn(words, err)
         self.assertEqual(snapshot(self.out), self.before)
 
@@ -100,6 +114,93 @@ class RefusedRun(unittest.TestCase):
         os.rename(os.path.join(self.subs, "Bo"), os.path.join(self.subs, "Ba"))
         rc, err = self.grade(self.subs, "--resume")
         self.assert_refused_untouched(rc, err, "SUBMISSIONS changed since the first run (cell 0003 was 'Bo/01_naive_transpose'")
+
+    def test_every_refusal_of_the_command_line(self):
+        """Each refusal before the plan (exit 2), with --out named as given."""
+        weights = os.path.join(self.tmp, "w.txt")
+        with open(weights, "w") as f:
+            f.write("99_none 1\n")
+        hidden = os.path.join(self.tmp, "hidden.txt")
+        with open(hidden, "w") as f:
+            f.write("99_none 1 2\n")
+        for args, words in (([self.subs, "--frobnicate"], "unknown option"), ([self.subs, "other"], "one SUBMISSIONS folder"),
+                            ([self.subs, "--slice", "0/2"], "--slice grades a slice"), ([self.subs, "--submit"], "go with --slurm"),
+                            ([self.subs, "--hidden-shapes", os.path.join(self.tmp, "none.txt")], "--hidden-shapes needs a readable file"),
+                            ([self.subs, "--hidden-shapes", hidden], "--hidden-shapes " + hidden), ([self.subs, "--weights", weights], "99_none"),
+                            ([], "no SUBMISSIONS folder given"), ([self.subs, "--gradebook-from", self.subs], "give no SUBMISSIONS"),
+                            (["--gradebook-from", os.path.join(self.tmp, "none")], "is not a folder"),
+                            ([self.subs, "--share", "2"], "--share needs root and the sandbox"),
+                            ([self.subs, "--course-cache", self.out], "overlaps the course cache"),
+                            ([os.path.join(self.out, "feedback")], "SUBMISSIONS is inside --out")):
+            with self.subTest(args=args):
+                rc, err = self.grade(*args)
+                self.assert_refused_untouched(rc, err, words)
+
+    def test_out_and_submissions_through_links(self):
+        """--out named through a link to a folder that holds SUBMISSIONS, or is inside it: refused
+        (links resolved on both sides), the folder behind the link as it was."""
+        link = os.path.join(self.tmp, "out-link")
+        os.symlink(self.out, link)
+        rc, err = self.grade(os.path.join(self.out, "feedback"), out=link)
+        self.assert_refused_untouched(rc, err, "SUBMISSIONS is inside --out")
+        inner = os.path.join(self.out, "cells", "0001")  # (SUBMISSIONS holds --out: through a link to it)
+        os.symlink(inner, os.path.join(self.tmp, "in-link"))
+        class_link = os.path.join(self.tmp, "class-link")
+        os.symlink(self.out, class_link)
+        before = snapshot(self.out)
+        rc, err = self.grade(class_link, out=os.path.join(self.tmp, "in-link"))
+        self.assertEqual((rc, snapshot(self.out)), (2, before), err)
+        self.assertIn("is inside SUBMISSIONS, through a symbolic link", err)
+
+    def test_no_gpu_no_sandbox_no_tools(self):
+        """Each refusal of the preflight (a process that stops: exit 3 or 1)."""
+        real_which = shutil.which
+        for missing, mode, words, code in (("nvidia-smi", ["--no-sandbox"], "no usable GPU: nvidia-smi not found", 3),
+                                           ("bwrap", ["--host-only"], "no sandbox: bubblewrap (bwrap) not found", 3),
+                                           ("cmake", ["--host-only", "--no-sandbox"], "'cmake' not found", 1),
+                                           ("compute-sanitizer", ["--host-only", "--no-sandbox", "--sanitize"], "--sanitize needs compute-sanitizer", 1)):
+            with self.subTest(missing=missing), mock.patch.object(preflight.shutil, "which", lambda t, m=missing: None if t == m else real_which(t)):
+                rc, err = self.grade(self.subs, mode=mode)
+                self.assert_refused_untouched(rc, err, words, code)
+        with mock.patch.object(preflight, "_bwrap_starts", return_value=(1, "bwrap: No permissions to create new namespace")):
+            rc, err = self.grade(self.subs, mode=["--host-only"])
+        self.assert_refused_untouched(rc, err, "no sandbox: bubblewrap cannot create its namespaces", 3)
+
+    def test_refusals_after_the_plan_put_the_previous_run_back(self):
+        """A new run that stops before it grades (the course does not build, CUDA does not start on
+        the GPU, the sandbox probe fails, a grader error): what it wrote goes, the previous run's
+        files come back. (course_build.build stands in for each.)"""
+        def die(o, repo, work, lessons, stop, entry=None):
+            self.assertTrue(os.path.isdir(os.path.join(self.out, runfolder.ASIDE)))  # (set aside, not removed)
+            stop.die(3, "no usable GPU: nvidia-smi lists one, but the CUDA runtime says no (nothing graded)")
+        with mock.patch.object(course_build, "build", die):
+            rc, err = self.grade(self.subs, "--no-course-cache")
+        self.assert_refused_untouched(rc, err, "the CUDA runtime says", 3)
+        with mock.patch.object(course_build, "build", side_effect=RuntimeError("a grader error")), self.assertRaises(RuntimeError):
+            self.grade(self.subs, "--no-course-cache")
+        self.assertEqual(snapshot(self.out), self.before)
+
+    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv") and shutil.which("bwrap"), "cells run as users of their own as root only")
+    def test_what_a_cells_user_cannot_reach(self):
+        """As root with the sandbox: a --hidden-shapes file, or a folder above --out, that a cell's
+        user cannot reach is refused before --out is touched, with the file and why."""
+        os.chmod(self.tmp, 0o755)
+        closed = os.path.join(self.tmp, "root-only")
+        os.mkdir(closed, 0o700)
+        hidden = os.path.join(closed, "shapes.txt")
+        with open(hidden, "w") as f:
+            f.write("01_naive_transpose 64 64\n")
+        with mock.patch.object(preflight, "check_gpu", return_value=[]):
+            rc, err = self.grade(self.subs, "--hidden-shapes", hidden, mode=["--host-only"])
+            self.assert_refused_untouched(rc, err, "--hidden-shapes %s cannot be read by a cell" % hidden)
+            self.assertIn("the folder %s above it is closed to other users (mode drwx------" % closed, err)
+            os.chmod(closed, 0o755)
+            os.chmod(hidden, 0o600)
+            rc, err = self.grade(self.subs, "--hidden-shapes", hidden, mode=["--host-only"])
+            self.assert_refused_untouched(rc, err, "the file is not readable by other users (mode -rw-------")
+            os.chmod(self.tmp, 0o700)
+            rc, err = self.grade(self.subs, mode=["--host-only"])
+            self.assert_refused_untouched(rc, err, "a cell cannot reach --out %s: the folder %s (mode drwx------" % (self.out, self.tmp))
 
     def test_a_run_that_is_not_refused_starts_afresh(self):
         """(the snapshot sees a new run: the comparisons above can fail)"""

@@ -22,7 +22,8 @@ def cell(name, compiled=False):
 
 
 def grading(ngpus=0):
-    return types.SimpleNamespace(compile_done=threading.Event(), stop_reasons={},
+    # (--host-only: one cell after another through grade_cell; test_overlap.py has the GPU's worker)
+    return types.SimpleNamespace(compile_done=threading.Event(), stop_reasons={}, o=types.SimpleNamespace(host_only=True),
                                  gpus=[(str(i), "GPU-%d" % i, str(i)) for i in range(ngpus)])
 
 
@@ -59,6 +60,20 @@ class Ready(unittest.TestCase):
         ready.tell()
         self.assertIs(ready.take(), a)
 
+
+    def test_any_compiled_says_whether_take_would_give_a_cell_now(self):
+        g = grading()
+        a, b = cell("a"), cell("b")
+        ready = scheduler.Ready(g, [a, b])
+        self.assertFalse(ready.any_compiled())
+        b.compiled.set()
+        self.assertTrue(ready.any_compiled())
+        self.assertIs(ready.take(), b)
+        self.assertFalse(ready.any_compiled())
+        g.compile_done.set()  # the compiling stopped: the first left is given
+        self.assertTrue(ready.any_compiled())
+        self.assertIs(ready.take(), a)
+        self.assertFalse(ready.any_compiled())  # none left
 
     def test_the_worker_that_waited_longest_is_served_first(self):
         g = grading()

@@ -84,7 +84,7 @@ class TheCurve(unittest.TestCase):
         for rule in self.rules():
             self.assertIn("full", rule, rule["exercise"])
             self.assertTrue(0.85 <= rule["full"] <= 0.92, rule)
-            self.assertEqual(rule["zero"], 0.4, rule)
+            self.assertEqual(rule["zero"], speed_thresholds.IDEA_ZERO.get(rule["exercise"], 0.4), rule)
 
     def test_continuous_and_never_decreasing(self):
         for rule in self.rules() + [{"full": 0.9, "zero": 0.4}, {}]:
@@ -373,7 +373,7 @@ class ScoreClass(unittest.TestCase):
             r = subprocess.run(["bash", self.SCRIPT, cls], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
             cells = sorted(os.path.relpath(os.path.join(d, f), cls) for d, _, fs in os.walk(cls) for f in fs)
-            self.assertEqual(len(cells), 22)
+            self.assertEqual(len(cells), 36)
             self.assertTrue(all(c.endswith("/main.cu") for c in cells))
             for c in cells:
                 student, lesson = c.split("/")[:2]
@@ -384,6 +384,11 @@ class ScoreClass(unittest.TestCase):
                 self.assertEqual(own == theirs, student == "solution", c)
             with open(os.path.join(cls, "naive-in-tiled", "03_dynamic_shared", "main.cu"), encoding="utf-8") as f:
                 self.assertNotIn("extern __shared__ float tile[];  // blockDim.x rows", f.read().split("transpose_dynamic_tile(")[0])
+            # a pointless kernel per lesson: lesson 04's tree with interleaved addressing among them
+            self.assertEqual(sorted(c.split("/")[1][:2] for c in cells if c.startswith("pointless/")),
+                             ["01", "02", "03", "04", "05", "06"])
+            with open(os.path.join(cls, "pointless", "04_reduction", "main.cu"), encoding="utf-8") as f:
+                self.assertIn("if (t % (2 * stride) == 0) s[t] += s[t + stride];", f.read())
             r = subprocess.run(["bash", self.SCRIPT, cls], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2)  # never into a folder that holds something
             self.assertIn("not empty", r.stderr)
@@ -393,15 +398,24 @@ class ScoreClass(unittest.TestCase):
             scores = {"solution": "100%", "near-solution": "98%", "naive-in-tiled": "55%", "naive-in-tiled-2": "55%",
                       "other-coalescing": "55%", "other-coalescing-2": "55%"}
             rows = [[c.split("/")[0], c.split("/")[1], scores.get(c.split("/")[0], "80%")] for c in cells]
-            for bad, rc in ((None, 0), ("near-solution", 1), ("naive-in-tiled-2", 1)):
+            # (bad row, its score, its correctness, exit code): a pointless kernel must stay correct, but
+            # where its checks fail it by design (lesson 06's bank model)
+            for bad, score, correct, rc in ((None, "", "", 0), ("near-solution", "96%", "passed", 1),
+                                            ("naive-in-tiled-2", "96%", "passed", 1), ("pointless-3", "85%", "passed", 1),
+                                            ("pointless-3", "0%", "failed", 1), ("pointless", "0%", "failed", 1)):
                 with open(os.path.join(out, "gradebook.csv"), "w", newline="", encoding="utf-8") as f:
                     w = csv.writer(f)
-                    w.writerow(["student", "lesson", "first failure or sanitizer finding", "performance", "score"])
+                    w.writerow(["student", "lesson", "first failure or sanitizer finding", "correctness", "performance", "score"])
                     for s, lesson, sc in rows:
-                        w.writerow([s, lesson, "", "", "96%" if s == bad else sc])
+                        mine = s == bad and (bad != "pointless" or lesson == "04_reduction")
+                        if (s, lesson) == ("pointless", "06_bank_conflicts"):  # fails the bank model: allowed
+                            w.writerow([s, lesson, "tile column reads: ...", "failed", "", "0%"])
+                            continue
+                        w.writerow([s, lesson, "", correct if mine else "passed", "", score if mine else sc])
                 r = subprocess.run(["bash", self.SCRIPT, "--check", out], capture_output=True, text=True)
                 self.assertEqual(r.returncode, rc, r.stdout + r.stderr)
-                self.assertIn("22 rows, %d as they must be" % (22 - sum(1 for row in rows if row[0] == bad)), r.stdout)
+                n_bad = sum(1 for st, lesson, _ in rows if st == bad and (bad != "pointless" or lesson == "04_reduction"))
+                self.assertIn("36 rows, %d as they must be" % (36 - n_bad), r.stdout)
         finally:
             shutil.rmtree(tmp)
 

@@ -54,6 +54,20 @@ class Report(unittest.TestCase):
                       "in that span (the span less its busy time; stamps to the second): GPU 0 45 s", out)
         self.assertRegex(out, r"one GPU \(--gpus 0\) +100\.0 +72 +20\.0 s +5\.00 s")  # 2 cells in 100 s; median of 5 and 5
 
+    def test_a_judge_beside_the_next_run_is_not_counted_busy(self):
+        with tempfile.TemporaryDirectory() as d:
+            course = "The course and its judges came from the course cache (/c/x), ready in 1.50 s."
+            make_run(d, "warm", 90, [("run_s=3 judge_s=1 gpu=0", "passed")], course, start=1767225600.0)
+            # cell 1's judge ran 1.5 of its 2 s beside cell 2's run; cell 2's, 0 s (judged last, alone)
+            make_run(d, "one", 100, [("run_s=3 judge_s=2 judge_beside_s=1.5 witness_s=1 gpu=0", "passed"),
+                                     ("run_s=3 judge_s=2 judge_beside_s=0 witness_s=1 gpu=0", "passed")], course, start=1767225600.0)
+            make_run(d, "two", 50, [("run_s=3 judge_s=2 witness_s=1 gpu=0", "passed"), ("run_s=3 judge_s=2 witness_s=1 gpu=1", "passed")],
+                     course, start=1767225600.0)
+            out = subprocess.run([sys.executable, REPORT, d], stdout=subprocess.PIPE, check=True, text=True).stdout
+        self.assertIn("one GPU: GPU 0 10.5 s; two GPUs: GPU 0 6.0 s, GPU 1 6.0 s", out)  # 4.5 + 6 on one GPU
+        self.assertRegex(out, r"one GPU \(--gpus 0\) +100\.0 +72 +20\.0 s +5\.25 s")  # median of 4.5 and 6
+        self.assertRegex(out, r"judge_beside_s +1\.5 +0\.0")
+
 
 class Script(unittest.TestCase):
     def test_refuses_with_fewer_than_two_gpus(self):
