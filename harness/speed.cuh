@@ -277,7 +277,8 @@ inline std::vector<std::uint64_t> device_transpose_row_hashes(const DeviceBuffer
 inline std::vector<std::uint64_t> transposed_speed_row_hashes(std::uint32_t seed, int rows, int cols) {
     if (rows < 1 || cols < 1) throw std::invalid_argument("transposed_speed_row_hashes: no rows or no columns");
     DeviceBuffer<std::uint64_t> hashes(static_cast<std::size_t>(cols));
-    speed_kernels::transposed_speed_hashes<<<ceil_div(cols, 64), 64>>>(seed, rows, cols, hashes.data());
+    // (a warp per block: 4096 columns are 128 warps, each SM of an H100 or H200 gets about one)
+    speed_kernels::transposed_speed_hashes<<<ceil_div(cols, 32), 32>>>(seed, rows, cols, hashes.data());
     CUDA_CHECK_LAUNCH();
     return hashes.to_host();
 }

@@ -266,7 +266,7 @@ std::vector<Probe> probe_table() {
     for (int s : {0, 1, 2, 3, 4, 8, 16, 32, 33, 64}) p.push_back(stride_probe(s, 4));
     for (int s : {0, 1, 2}) p.push_back(stride_probe(s, 8));
     for (int s : {0, 1, 2}) p.push_back(stride_probe(s, 16));
-    // The rule's cases (README.md, "Model vs Nsight Compute"). No pairs: lanes l and l + 16 (or
+    // The rule's cases (notes.md, "The rule, case by case"). No pairs: lanes l and l + 16 (or
     // l + 8: lesson 05 going further's B fragment) share an address; half-warps on one address each.
     p.push_back({"w8_lanes_mod16", 8, lanes([](int l) { return (l % 16) * 8; })});
     p.push_back({"w16_lanes_mod16", 16, lanes([](int l) { return (l % 16) * 16; })});

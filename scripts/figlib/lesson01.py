@@ -124,8 +124,8 @@ def naive_two_sides() -> str:
     warp = models.constant(SRC, "kBlockX")  # a warp is one row of the block: threadIdx.x = 0..31
     kernels = [
         # name, threadIdx.x walks, reads: stride in elements, writes: stride in elements
-        ("transpose_naive_strided_reads", "threadIdx.x walks down a column of in", cols, 1),
-        ("transpose_naive_strided_writes", "threadIdx.x walks along a row of in", 1, rows),
+        ("transpose_naive_strided_reads", "threadIdx.x picks the row: a warp walks down a column of in", cols, 1),
+        ("transpose_naive_strided_writes", "threadIdx.x picks the column: a warp walks along a row of in", 1, rows),
     ]
     W, H = 780, 540
     s = Svg(W, H, "The naive transpose both ways: one side of each kernel is strided, the other coalesced")
@@ -134,7 +134,7 @@ def naive_two_sides() -> str:
     for k, (name, walk, read_stride, write_stride) in enumerate(kernels):
         top = 14 + k * 270
         s.text(20, top + 14, name, size=14, bold=True, mono=True)
-        s.text(20, top + 33, f"{walk}; out[c][r] = in[r][c]; warp 0 of block (0, 0) drawn", size=12)
+        s.text(20, top + 33, f"{walk}; warp 0 of block (0, 0) drawn", size=12)
         for j, (label, stride, verb) in enumerate((("in", read_stride, "reads"), ("out", write_stride, "writes"))):
             gx, gy = 20 + j * 390, top + 56
             answer = models.sectors_strided(FLOAT, stride, 0)
@@ -186,12 +186,14 @@ def block_sectors() -> str:
               "L1 keeps the sector: the other warps find it there, and L2 sends it once."),
              ("transpose_naive_strided_writes", "out", rows, "stores",
               "Stores are not gathered in L1: each warp's partial sector goes to L2 on its own.")]
-    W, H = 780, 640
+    W, H = 780, 654
     s = Svg(W, H, f"The {warps} warps of one block touch the same {lanes} sectors on the strided side: "
                   "reads are gathered in L1, writes each go to L2")
     s.text(20, 24, f"One block, {warps} warps, on the strided side: every warp touches the same {lanes} sectors",
            size=15, bold=True)
-    s.text(20, 43, "warp w (threadIdx.y = w) uses float w of each sector; lane l works on row l. "
+    s.text(20, 43, f"A {lanes} \u00d7 {warps} block forms warps threadIdx.x fastest: warp w is the threads with "
+                   "threadIdx.y = w.", size=12)
+    s.text(20, 60, "Lane l of warp w works on row l, column w: warp w uses float w of each sector. "
                    "Drawn: the sector of lane 0.", size=12)
     cell, h = 10, 20
     box = cell * SECTOR // FLOAT
@@ -200,7 +202,7 @@ def block_sectors() -> str:
         answers = [models.sectors_strided(FLOAT, stride, w * FLOAT) for w in range(warps)]
         union = sorted(set().union(*(a.sectors for a in answers)))
         per_warp = len(answers[0].sectors)
-        top = 66 + k * panel
+        top = 80 + k * panel
         s.text(20, top + 12, name, size=14, bold=True, mono=True)
         s.text(20, top + 30, f"{verb} of {matrix}: each warp touches {per_warp} sectors; "
                              f"all {warps} warps together touch {len(union)} distinct sectors", size=12)
@@ -225,7 +227,7 @@ def block_sectors() -> str:
             s.rect(l2x, wy - 4, 220, band + 8, fill="muted", stroke="ink", rx=6)
             s.text(l2x + 110, wy + 14, "L2", size=13, anchor="middle", bold=True)
             s.line(l1x + 50 + box + 4, mid, l2x + 60, mid, stroke="blue", width=2.5, arrow=True)
-            s.text(l2x + 110, mid - 22, "1 sector request", size=12, anchor="middle", bold=True)
+            s.text(l2x + 110, mid - 22, "1 sector read", size=12, anchor="middle", bold=True)
             s.text(l2x + 110, mid + 28, f"for {warps} warps:", size=11, anchor="middle")
             s.text(l2x + 110, mid + 43, f"{len(union)} for the block, not {warps * per_warp}", size=11,
                    anchor="middle")
@@ -246,7 +248,7 @@ def block_sectors() -> str:
             s.text(l2x + 160, mid + 22, f"{warps * per_warp} for", size=11, anchor="middle")
             s.text(l2x + 160, mid + 37, "the block", size=11, anchor="middle")
         s.text(20, wy + band + 24, note, size=12, italic=True)
-    s.line(20, 66 + panel - 12, W - 20, 66 + panel - 12, stroke="grid")
+    s.line(20, 80 + panel - 12, W - 20, 80 + panel - 12, stroke="grid")
     ly = H - 14
     s.rect(20, ly - 11, cell, 14, fill="orange", stroke="grid")
     s.text(20 + cell + 6, ly, "4 bytes a warp uses", size=12)
@@ -259,16 +261,20 @@ def loads_in_flight() -> str:
     per_thread = models.constant(SRC, "kPerThread")
     return in_flight_timeline(("copy_kernel", "1 load, then", "its store"),
                               ("copy_4_per_thread", f"{per_thread} loads into v[k],", "then the stores"),
-                              per_thread, "v", "a store", "one thread of each copy")
+                              per_thread, "v", "a store", "one thread of each copy",
+                              next_load="done: a thread of a new block takes this slot",
+                              note="Not taking turns: all of an SM's threads (up to 2,048) do this at once, "
+                                   "and their bytes in flight add up.")
 
 
 def in_flight_timeline(one: tuple[str, str, str], many: tuple[str, str, str], per_thread: int, regs: str,
-                       store: str, who: str, next_load: str = "the next thread's load") -> str:
+                       store: str, who: str, next_load: str = "the next thread's load",
+                       note: str | None = None) -> str:
     """One load in flight per thread against per_thread, schematic. one, many: (kernel, two lines
     of what its thread does); regs: the register array the loads go to; store: what the orange
-    ticks are; next_load: what the first kernel's slot loads next. Lesson 03 draws its own kernels
-    with it."""
-    W, H = 780, 450
+    ticks are; next_load: what the first kernel's slot loads next; note: an extra line under the
+    legend. Lesson 03 draws its own kernels with it."""
+    W, H = 780, 450 + (18 if note else 0)
     s = Svg(W, H, f"A schematic timeline: one load in flight per thread against {per_thread}")
     s.text(20, 24, f"Loads in flight: {who} (schematic, not to scale)", size=15, bold=True)
     s.text(20, 43, "A thread waits at the first instruction that uses a loaded value, not at the load itself.",
@@ -330,10 +336,13 @@ def in_flight_timeline(one: tuple[str, str, str], many: tuple[str, str, str], pe
     s.text(axis_end, yt + 16, "time", size=11, anchor="end")
     s.line(x0, yt + 12, x0 + lat, yt + 12, stroke="ink", width=1, arrow=True)
     s.text(x0 + lat / 2, yt + 26, "one latency: hundreds of ns from device memory", size=11, anchor="middle")
-    s.text(20, H - 48, f"Per latency, a thread of {one[0]} moves {FLOAT} bytes, one of {many[0]} "
+    if note:
+        s.text(20, H - 12, note, size=12)
+    foot = H - (18 if note else 0)
+    s.text(20, foot - 48, f"Per latency, a thread of {one[0]} moves {FLOAT} bytes, one of {many[0]} "
                        f"{per_thread * FLOAT}.", size=12)
-    s.text(20, H - 30, "Little's law: bandwidth = bytes in flight / latency.", size=12, bold=True)
-    s.text(20, H - 12, f"Blue bar: a load in flight (requested, not yet received). Orange: {store}. "
+    s.text(20, foot - 30, "Little's law: bandwidth = bytes in flight / latency.", size=12, bold=True)
+    s.text(20, foot - 12, f"Blue bar: a load in flight (requested, not yet received). Orange: {store}. "
                        "Blue line: the thread's bytes in flight.", size=11, italic=True)
     return s.to_string()
 

@@ -125,6 +125,12 @@ def default_n_log2() -> int:
 SLOTS = 4  # resident blocks drawn for one SM (a schematic: the H200 holds more)
 
 
+# Not a constant of main.cu: what nvcc 13.0 makes of reduce_grid_stride's loop for sm_90. Its SASS
+# (nvcc -arch=sm_90 -cubin, cuobjdump -sass) unrolls the loop by 4 and issues the 4 loads before
+# the adds, so each thread has 4 loads in flight. The figure states it as the compiler's choice.
+NVCC_GRID_STRIDE_UNROLL = 4
+
+
 def grid_stride() -> str:
     """Schematic timeline of one SM: with a block per kBlock elements each block loads once, then
     sums its tree (a barrier per round) and hands on its sum, and its loads stop; with a
@@ -183,15 +189,18 @@ def grid_stride() -> str:
             start += period
         short.append(row)
     panel(82, f"One block per {block} elements (step 2): 2^{n_log2} / {block} = {blocks:,} blocks",
-          f"each thread loads one element, then waits through the tree's {barriers} barriers; meanwhile "
-          "its block loads nothing", short)
+          f"each thread: 1 load in flight, once; then the tree's {barriers} barriers, while its block "
+          "loads nothing", short)
+    s.text(x0 + 4, 82 + 30 + 12, "1 load", size=10, fill="paper", bold=True)
     # Grid-stride: as many blocks as the SM holds, each loading until the end, then one tree.
     end = x1 - 40
     long_ = [[(x0, end - tree // 2 - (r * 6), "load"), (end - tree // 2 - (r * 6), end - r * 6, "tree"),
               (end - r * 6, end - r * 6 + hand, "hand")] for r in range(SLOTS)]
     panel(276, "Grid-stride loop (step 4 on): only as many blocks as the GPU holds at once",
-          "each thread loads element after element (hundreds of them) and sums its tree once, at the end",
-          long_)
+          f"each thread: {NVCC_GRID_STRIDE_UNROLL} loads in flight at a time (nvcc 13.0 unrolls the loop "
+          f"by {NVCC_GRID_STRIDE_UNROLL}), hundreds of elements; one tree at the end", long_)
+    s.text(x0 + 8, 276 + 30 + 12, f"{NVCC_GRID_STRIDE_UNROLL} loads in flight per thread, over and over",
+           size=11, fill="paper", bold=True)
     ly = 470
     for x, fill, words in [(16, "blue", "loading (loads in flight)"), (206, "orange", "the tree and its barriers"),
                            (400, "red", "handing on the sum"), (556, "paper", "a block ends, the next starts")]:

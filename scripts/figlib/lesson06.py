@@ -6,6 +6,8 @@ through figlib.models on the lesson's own named patterns):
 - stride2_wavefronts.svg: `w4_stride2` (s[lane * 2], 4 bytes): two lanes per bank, two wavefronts;
 - column_banks.svg: `tile32x32_column` against `tile32x33_column` (and `tile32x32_xor_column`);
 - quarter_warps.svg: `w16_stride1` (a float4 per lane): four quarter-warps, one wavefront each;
+- swizzle.svg: `UnpaddedTile` against `SwizzledTile` (their at(), cell by cell): where two columns
+  of the tile land, and the model's count for a warp reading each;
 - pairing.svg: `w16_lanes_mod8` against `w16_lanes_div8`: the same kind of float4 load, served 8
   lanes at a time (4 wavefronts) or, when neighbouring lanes share an address, 16 at a time (2).
 """
@@ -144,6 +146,51 @@ def quarter_warps() -> str:
     return s.to_string()
 
 
+def swizzle() -> str:
+    """Two 32 x 32 tiles as shared memory holds them (row r of words, bank across): where the
+    elements of columns 0 and 5 sit, unpadded and XOR-swizzled, and the model's wavefronts."""
+    tile = models.constant("lessons/06_bank_conflicts/main.cu", "kTile")
+    cols = [(0, "orange", "light_orange"), (5, "blue", "light_blue")]
+    cell, top, gap = 9.0, 78, 56
+    grid_w = cell * tile
+    x0s = [LEFT - 40, LEFT - 40 + grid_w + gap]
+    panels = [("unpadded", f"float tile[{tile}][{tile}]", "tile[r][c] in word 32·r + c"),
+              ("swizzled", f"XOR-swizzled tile[{tile}][{tile}]", "tile[r][c] in word 32·r + (c ^ r)")]
+    counts = {(layout, c): models.bank_tile_column(layout, c).wavefronts for layout, _, _ in panels for c, _, _ in cols}
+    s = Svg(WIDTH, top + grid_w + 120, f"Columns 0 and 5 of a {tile} x {tile} float tile: unpadded, each column "
+                                       f"sits in one bank ({counts[('unpadded', 0)]} wavefronts to read it); "
+                                       f"swizzled, row r stores column c at c ^ r, so each column touches all 32 banks "
+                                       f"({counts[('swizzled', 0)]} wavefront)")
+    for x0, (layout, title, how) in zip(x0s, panels):
+        s.text(x0, 22, title, size=14, bold=True)
+        s.text(x0, 40, how, size=12)
+        s.text(x0 + grid_w / 2, top - 20, "bank = word mod 32 →", size=11, anchor="middle")
+        for b in range(0, tile, 8):
+            s.text(x0 + cell * (b + 0.5), top - 4, str(b), size=9, anchor="middle")
+        where = {}
+        for c, stroke, fill in cols:
+            for r in range(tile):
+                word = models.tile_word(layout, r, c)
+                assert word // tile == r, "a 32-word row stays in its row"
+                where[(r, word % BANKS)] = (stroke, fill)
+        for r in range(tile):
+            for b in range(BANKS):
+                stroke, fill = where.get((r, b), ("grid", "paper"))
+                s.rect(x0 + cell * b, top + cell * r, cell, cell, fill=fill if fill == "paper" else stroke, stroke="grid")
+        for r in range(0, tile, 8):
+            s.text(x0 - 4, top + cell * (r + 0.5) + 3, f"r {r}" if r == 0 else str(r), size=9, anchor="end")
+        y = top + grid_w + 22
+        for c, stroke, _ in cols:
+            n = counts[(layout, c)]
+            s.rect(x0, y - 9, 10, 10, fill=stroke, stroke="grid")
+            s.text(x0 + 16, y, f"column {c}: a warp reads it in {n} wavefront{'s' if n > 1 else ''}", size=12)
+            y += 18
+    s.text(LEFT - 40, top + grid_w + 78, "Within a row, c ^ r only permutes the 32 columns; down a column it takes "
+                                         "32 different values:", size=12)
+    s.text(LEFT - 40, top + grid_w + 96, "one element per bank, as with padding, and no spare words.", size=12, bold=True)
+    return s.to_string()
+
+
 PART_FILLS = ["light_blue", "light_orange", "light_green", "light_purple"]
 
 
@@ -208,6 +255,7 @@ def pairing() -> str:
 FIGURES = {
     "stride2_wavefronts.svg": stride2_wavefronts,
     "column_banks.svg": column_banks,
+    "swizzle.svg": swizzle,
     "quarter_warps.svg": quarter_warps,
     "pairing.svg": pairing,
 }

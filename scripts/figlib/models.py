@@ -54,8 +54,11 @@ def _library() -> ctypes.CDLL:
     for inc, src in (("l01_model.inc", L01), ("l06_model.inc", L06)):
         subprocess.run([sys.executable, extract, src, os.path.join(work, inc)], check=True)
     lib = os.path.join(work, "models.so")
+    # tile_layouts.cpp includes site/wasm/models.cpp and adds lesson 06's tile layouts, cell by cell.
     subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-I" + work,
-                    os.path.join(ROOT, "site", "wasm", "models.cpp"), "-o", lib], check=True)
+                    "-I" + os.path.join(ROOT, "site", "wasm"),
+                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "tile_layouts.cpp"), "-o", lib],
+                   check=True)
     dll = ctypes.CDLL(lib)
     shutil.rmtree(work)  # the library stays loaded; nothing of the build is left in /tmp
     for name in ("sector_lane_address", "sector_lane_first", "sector_lane_last", "sector_list_at",
@@ -109,6 +112,22 @@ def banks_strided(width: int, stride: int, offset_bytes: int = 0) -> BankAnswer:
     """Lane l at byte offset + l * stride * width: s[lane * stride] of width-byte elements."""
     lib = _library()
     if lib.bank_set_strided(width, stride, offset_bytes) < 0:
+        raise ModelError(lib.bank_error().decode())
+    return _bank_answer(lib)
+
+
+TILE_LAYOUTS = {"unpadded": 0, "padded": 1, "swizzled": 2}  # lesson 06's 32 x 32 tiles
+
+
+def tile_word(layout: str, r: int, c: int) -> int:
+    """The 4-byte word that holds element (r, c) of lesson 06's 32 x 32 tile layout (its at())."""
+    return _library().fig_tile_word(TILE_LAYOUTS[layout], r, c)
+
+
+def bank_tile_column(layout: str, c: int) -> BankAnswer:
+    """Lesson 06's model on a warp in which lane r reads element (r, c) of a 32 x 32 tile layout."""
+    lib = _library()
+    if lib.fig_bank_set_tile_column(TILE_LAYOUTS[layout], c) < 0:
         raise ModelError(lib.bank_error().decode())
     return _bank_answer(lib)
 
