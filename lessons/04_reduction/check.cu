@@ -38,6 +38,9 @@ public:
     explicit OnDevice(const std::vector<float>& host, int offset = 0)
         : n_(static_cast<long long>(host.size())), offset_(offset), in_(padded(host, offset)), out_(1),
           ws_(n_, course::query_device().sm_count) {}
+    /// `in`, drawn on the GPU (the sizes above kMaxNDrawnOnCpu).
+    explicit OnDevice(course::DeviceBuffer<float>&& in)
+        : n_(static_cast<long long>(in.size())), offset_(0), in_(std::move(in)), out_(1), ws_(n_, course::query_device().sm_count) {}
     /// Poisons the result, runs the variant, returns what it wrote.
     float run(const Variant& v) {
         out_.poison();
@@ -65,6 +68,60 @@ std::vector<float> small_integers(long long n, std::uint32_t seed) {
     return std::vector<float>(ints.begin(), ints.end());
 }
 
+/// sums[0] += the sum of x, sums[1] += the sum of |x|, in double: each thread over a grid-stride
+/// slice, then one atomicAdd each (the course's own reference for the large inputs, on the GPU).
+__global__ void sum_in_double(const float* x, long long n, double* sums) {
+    double s = 0, a = 0;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+        s += x[i];
+        a += fabs(x[i]);
+    }
+    atomicAdd(&sums[0], s);
+    atomicAdd(&sums[1], a);
+}
+
+/// A large input: the speed cases' 2^26 floats of both signs (256 MiB, over 4x the L2 of an H100 or
+/// H200), or a GPU test case's above kMaxNDrawnOnCpu, drawn on the GPU (course::fill_speed_floats),
+/// and its double reference and sum of |x|. Each float is a multiple of 2^-23 at most 1 in size, so
+/// every partial sum of up to 2^29 of them is a multiple of 2^-23 at most 2^29: exact in double's 53
+/// bits, whatever the order. The GPU's sum is therefore exactly sum_cpu<double> (a GPU test case
+/// compares them).
+struct SpeedInput {
+    course::DeviceBuffer<float> x;
+    double reference = 0, sum_abs = 0;
+    /// x drawn from `seed`, and its sums (the speed witness draws it again from a new seed for each launch).
+    void draw(std::uint32_t seed) {
+        course::fill_speed_floats(x.data(), x.size(), seed);
+        course::DeviceBuffer<double> sums(2);
+        CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
+        const long long n = static_cast<long long>(x.size());
+        sum_in_double<<<std::min(course::ceil_div(n, 256), 1024u), 256>>>(x.data(), n, sums.data());
+        CUDA_CHECK_LAUNCH();
+        const std::vector<double> host = sums.to_host();
+        reference = host[0];
+        sum_abs = host[1];
+    }
+};
+SpeedInput speed_input(long long n, std::uint32_t seed) {
+    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n))};
+    in.draw(seed);
+    return in;
+}
+
+/// Above this size the GPU test cases draw their input on the GPU and sum it there, exactly (below).
+/// Drawing 2^26 floats with random_floats and summing them in double took over a second of CPU
+/// time in each graded process (runner and judge alike), with the GPU held all along.
+constexpr long long kMaxNDrawnOnCpu = 1 << 20;
+
+/// x[i] = 1 where speed_float(seed, i) < -0.6 (one element in five), else 0; and x[0] = 1 and the
+/// last 7 (the float4 tail) = 1.
+__global__ void draw_zeros_and_ones(float* x, long long n, std::uint64_t seed) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride)
+        x[i] = i == 0 || i >= n - 7 || course::speed_float(seed, static_cast<std::uint64_t>(i)) < -0.6f ? 1.0f : 0.0f;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- host
@@ -84,7 +141,9 @@ TEST_CASE("CPU references: exact on integers, and the double reference is the mo
     CHECK(std::fabs(sum_cpu<float>(tenths) - exact) > 100.0);
 }
 
-TEST_CASE("a float accumulator stalls at 2^24, a double one does not") {
+// A demonstration for the reader, on the lesson's data (2^26 floats: about a second of CPU time); it
+// judges nothing of a submission, and a graded run leaves it out (harness/testing.hpp).
+DEMONSTRATION_TEST_CASE("a float accumulator stalls at 2^24, a double one does not") {
     CHECK(16777216.0f + 1.0f == 16777216.0f);  // the gap between floats at 2^24 is 2; 1 rounds away
     const std::vector<float> ones(1 << 25, 1.0f);
     CHECK(sum_cpu<float>(ones) == 16777216.0f);  // half of the true 2^25
@@ -182,9 +241,23 @@ TEST_CASE("the command line refuses n = 0, negative, non-numeric and too large n
 GPU_TEST_CASE("every variant is within its error bound of the double reference, values of both signs") {
     for (const long long n : sizes()) {
         if (course::skip_shape(n)) continue;  // --small: the memcheck subset
-        const std::vector<float> x = course::random_floats(static_cast<std::size_t>(n), course::seeded(static_cast<std::uint32_t>(n)));
-        const double reference = sum_cpu<double>(x), sum_abs = sum_abs_cpu(x);
-        OnDevice gpu(x);
+        const std::uint32_t seed = course::seeded(static_cast<std::uint32_t>(n));
+        // Up to 2^20 drawn on the CPU (random_floats) and summed by sum_cpu<double>; above, drawn on
+        // the GPU (speed_floats) and summed there in double, exactly (speed_input: the same value
+        // as sum_cpu<double> of the same floats).
+        double reference = 0, sum_abs = 0;
+        OnDevice gpu = [&] {
+            if (n > kMaxNDrawnOnCpu) {
+                SpeedInput s = speed_input(n, seed);
+                reference = s.reference;
+                sum_abs = s.sum_abs;
+                return OnDevice(std::move(s.x));
+            }
+            const std::vector<float> x = course::random_floats(static_cast<std::size_t>(n), seed);
+            reference = sum_cpu<double>(x);
+            sum_abs = sum_abs_cpu(x);
+            return OnDevice(x);
+        }();
         for (const Variant& v : kVariants) {
             if (v.launch == launch_atomic_per_element && n > kMaxNForAtomicPerElement) continue;
             INFO("kernel: ", std::string(v.name));
@@ -216,14 +289,18 @@ GPU_TEST_CASE("at 2^26 + 7 the looping variants count every element exactly once
     if (course::skip_shape(kLargest)) return;  // --small: the memcheck subset
     // Mostly zeros, some ones (and the last 7, the float4 tail, all ones): sum|x_i| < 2^24, so the
     // sum is exact in any order. The one-element-per-thread kernels have no loop; their indexing is
-    // the same at every size and is covered above.
-    std::vector<float> x = course::random_floats(static_cast<std::size_t>(kLargest), course::seeded(99), 0.0f, 1.0f);
-    for (float& v : x) v = v < 0.2f ? 1.0f : 0.0f;
-    for (long long i = kLargest - 7; i < kLargest; ++i) x[static_cast<std::size_t>(i)] = 1.0f;
-    x[0] = 1.0f;
-    const double reference = sum_cpu<double>(x);
+    // the same at every size and is covered above. Drawn on the GPU, and counted there (exact).
+    course::DeviceBuffer<float> x(static_cast<std::size_t>(kLargest));
+    draw_zeros_and_ones<<<1024, 256>>>(x.data(), kLargest, course::seeded(99));
+    CUDA_CHECK_LAUNCH();
+    course::DeviceBuffer<double> sums(2);
+    CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
+    sum_in_double<<<1024, 256>>>(x.data(), kLargest, sums.data());
+    CUDA_CHECK_LAUNCH();
+    const double reference = sums.to_host()[0];
     REQUIRE(reference < 16777216.0);
-    OnDevice gpu(x);
+    REQUIRE(reference > kLargest / 8.0);  // about one in five: the draw is a real mix of zeros and ones
+    OnDevice gpu(std::move(x));
     for (const Variant& v : kVariants) {
         if (!v.grid_stride) continue;
         INFO("kernel: ", std::string(v.name));
@@ -300,46 +377,6 @@ GPU_TEST_CASE("block_sum_tree: every thread of the block returns the block's tot
 // ---------------------------------------------------------------- speed (harness/speed.cuh)
 
 namespace {
-
-/// sums[0] += the sum of x, sums[1] += the sum of |x|, in double: each thread over a grid-stride
-/// slice, then one atomicAdd each (the course's own reference for the speed cases, on the GPU).
-__global__ void sum_in_double(const float* x, long long n, double* sums) {
-    double s = 0, a = 0;
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride) {
-        s += x[i];
-        a += fabs(x[i]);
-    }
-    atomicAdd(&sums[0], s);
-    atomicAdd(&sums[1], a);
-}
-
-/// The speed cases' input: 2^26 floats of both signs (256 MiB, over 4x the L2 of an H100 or H200),
-/// drawn on the GPU (course::fill_speed_floats), and its double reference and sum of |x|. Each float
-/// is a multiple of 2^-23 below 1 in size, so every partial sum of 2^26 of them is a multiple of
-/// 2^-23 below 2^26: exact in double's 53 bits, whatever the order. The GPU's sum is therefore
-/// exactly sum_cpu<double> (a GPU test case compares them).
-struct SpeedInput {
-    course::DeviceBuffer<float> x;
-    double reference = 0, sum_abs = 0;
-    /// x drawn from `seed`, and its sums (the speed witness draws it again from a new seed for each launch).
-    void draw(std::uint32_t seed) {
-        course::fill_speed_floats(x.data(), x.size(), seed);
-        course::DeviceBuffer<double> sums(2);
-        CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
-        const long long n = static_cast<long long>(x.size());
-        sum_in_double<<<std::min(course::ceil_div(n, 256), 1024u), 256>>>(x.data(), n, sums.data());
-        CUDA_CHECK_LAUNCH();
-        const std::vector<double> host = sums.to_host();
-        reference = host[0];
-        sum_abs = host[1];
-    }
-};
-SpeedInput speed_input(long long n, std::uint32_t seed) {
-    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n))};
-    in.draw(seed);
-    return in;
-}
 
 /// The variant of kVariants that `launch` runs.
 const Variant& variant(void (*launch)(const float*, long long, float*, Workspace&)) {
