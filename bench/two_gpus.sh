@@ -9,7 +9,8 @@
 #      start; its first result, against the warm runs', is what a cold start adds);
 #   2. the class on GPU 0 alone (grade.sh --gpus 0) into OUT/one;
 #   3. the same class, at the same seed (TWO_GPUS_SEED, default 2026), on GPUs 0 and 1
-#      (--gpus 0,1) into OUT/two.
+#      (--gpus 0,1) into OUT/two;
+#   4. on a machine of more than two GPUs, the same class on all of them into OUT/all.
 # Runs 2 and 3 both start warm: the course from the cache. The report (bench/two_gpus_report.py,
 # also OUT/summary.txt) gives each run's wall time, cells per hour, the speed-up, the speed-up as
 # if both had built the course cold, each GPU's busy time, the median GPU time of a cell, when the
@@ -37,7 +38,7 @@ if [ "$ngpus" -lt 2 ]; then
   exit 3
 fi
 mkdir -p -- "$out" && out=$(cd -- "$out" && pwd -P) || exit 1
-for d in class warm one two cache; do
+for d in class warm one two all cache; do
   [ ! -e "$out/$d" ] || { echo "two_gpus.sh: $out/$d exists: give a new OUT"; exit 2; }
 done
 chmod 755 "$out"  # (a cell runs as a user of its own: every folder above the course cache must be open)
@@ -91,7 +92,12 @@ timing() {
 grade warm "$out/warm-class" --gpus 0,1 "$@" || exit 1
 grade one "$out/class" --gpus 0 "$@" || exit 1
 grade two "$out/class" --gpus 0,1 "$@" || exit 1
-for d in warm one two; do
+runs="warm one two"
+if [ "$ngpus" -gt 2 ]; then  # 4. on a machine of more GPUs: the same class on all of them (OUT/all)
+  grade all "$out/class" --gpus "$(seq -s, 0 $((ngpus - 1)))" "$@" || exit 1
+  runs="$runs all"
+fi
+for d in $runs; do
   sed -i "s|$out|/tmp/two-gpus|g" "$out/$d/console.txt" "$out/$d/run-info.txt" "$out/$d/progress.log" "$out/$d/gradebook.csv" 2> /dev/null
 done
 python3 "$here/two_gpus_report.py" "$out" | tee "$out/summary.txt"

@@ -89,8 +89,10 @@ def f1(x: float | None) -> str:
 
 def runs_table(out: str) -> dict[str, dict]:
     got = {}
-    for name, label in RUNS:
+    for name, label in RUNS + (("all", "all the machine's GPUs (--gpus 0,...)"),):
         run = os.path.join(out, name)
+        if name == "all" and not os.path.isdir(run):  # only on a machine of more than two GPUs
+            continue
         rows, book = cells(run), gradebook(run)
         wall = float(read(os.path.join(run, "wall.txt")))
         began, first, last = progress(run)
@@ -107,7 +109,7 @@ def report(out: str) -> str:
     lines = ["One GPU against two: %d cells (%d passed with one GPU, %d with two), the same class and seed."
              % (len(one["book"]), one["passed"], two["passed"]), "",
              "%-42s %8s %8s %13s %12s  %s" % ("run", "wall s", "cells/h", "first result", "GPU time", "the course and its judges")]
-    for name, _ in RUNS:
+    for name in r:
         x = r[name]
         lines.append("%-42s %8.1f %8.0f %11s s %10s s  %s" % (x["label"], x["wall"], len(x["book"]) * 3600 / x["wall"],
                                                              f1(x["first"]), "%.2f" % x["per_cell"] if x["per_cell"] else "-",
@@ -116,6 +118,10 @@ def report(out: str) -> str:
                  " less the judge's time beside the next cell's run, judge_beside_s)")
     speedup = one["wall"] / two["wall"]
     lines += ["", "speed-up, both runs warm (the course from the cache): %.2fx" % speedup]
+    if "all" in r:
+        gpus = len(r["all"]["busy"]) or 1
+        lines.append("speed-up on all %d GPUs against one, both warm: %.2fx (%d of %d cells passed)"
+                     % (gpus, one["wall"] / r["all"]["wall"], r["all"]["passed"], len(r["all"]["book"])))
     if warm["first"] is not None and one["first"] is not None:
         extra = max(0.0, warm["first"] - one["first"])
         lines.append("speed-up as if both had built the course cold (+%.1f s each: the cold start's first result came that much later): %.2fx"

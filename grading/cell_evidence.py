@@ -115,7 +115,8 @@ def performance(o: Options, rubrics: Rubrics, cell: Cell, g: judge.Grade | None)
     if cell.lesson not in rubrics.rubrics:
         return {"performance": "not measured", "short": ""}  # (why: run-info.txt and the rubric's folder)
     facts, why = cell.static
-    result = evidence.judge(rubrics.rubrics[cell.lesson], g.evidence if g is not None else None, facts, None, facts_problem=why)
+    result = evidence.judge(rubrics.rubrics[cell.lesson], g.evidence if g is not None else None, facts, None, facts_problem=why,
+                            ideas=g.ideas if g is not None else None)
     gradebook.write_atomic(os.path.join(cell.dir, "evidence.json"),
                            json.dumps(result, indent=1, sort_keys=True, default=str) + "\n")
     return {"performance": evidence.summary(result), "met": result["met"], "total": result["met"] + result["short"],

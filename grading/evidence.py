@@ -23,7 +23,7 @@ performance rule fell short), 2 bad input.
 A rubric (lessons/NN_name/rubric.json) holds three kinds of rules, each optional:
   "speed":    [{"exercise": "02.tiled", "min_ratio": 0.8, "short": "... {ratio} ...", "idea": "..."}]
               (optional "max_ratio" with "short_fast": an exercise that asks for the slower of two
-              patterns falls short above it too; it is judged before the plausibility bound)
+              patterns falls short above it too, judged before the plausibility bound; "idea_test_case": rubric.idea_cases)
   "rules":    static facts of the compiled kernels (grading/static_evidence.py); an optional
               "exercise" names the exercise a rule belongs to; "required": true makes it a
               contract (judged here, but it is correctness, not performance); "idea": true: short,
@@ -54,8 +54,7 @@ import sys
 
 from . import cmdline
 from . import static_evidence as se
-from .rubric import MAX_JSON_BYTES, MAX_RATIO, RubricError, _clean, _number, _shown, exercises_of, idea_missed, load_rubric, percent, with_idea
-from .rubric import FULL, ZERO, speed_credit
+from .rubric import FULL, MAX_JSON_BYTES, MAX_RATIO, ZERO, RubricError, _clean, _number, _shown, exercises_of, idea_cases, idea_missed, load_rubric, percent, speed_credit, with_idea
 from .rubric import validate_rubric as validate_rubric  # (the tests and the tools call it here too)
 
 MIN_CEILING_SHARE, WORDS = 0.5, 800  # a time under this share of its ceiling's is implausible; a row's words: a shortfall and its idea
@@ -246,7 +245,7 @@ def judge_counters(rubric, counters):
     return rows
 
 
-def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None):
+def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None, ideas=None):
     """Every rule of RUBRIC on this evidence. Returns
       {"rules": [rows], "exercises": {id: [rows]}, "met", "short", "not_measured" (performance rules),
        "fraction" (met / (met + short), None when nothing was measured), "first_short" (words),
@@ -258,6 +257,7 @@ def judge(rubric, evidence=None, facts=None, counters=None, facts_problem=None):
     measured), words, and the kind's numbers (a speed row: ratio, ceiling_fraction, ms, ...)."""
     rows = judge_speed(rubric, evidence) + judge_static(rubric, facts, facts_problem) + judge_counters(rubric, counters)
     idea_missed(rubric, rows, SHORT, WORDS)
+    idea_cases(rubric, rows, ideas, SHORT, WORDS)
     perf = [r for r in rows if r["kind"] != "contract"]
     met = sum(1 for r in perf if r["status"] == MET)
     short = sum(1 for r in perf if r["status"] == SHORT)

@@ -284,6 +284,7 @@ class Grader:
         signal.signal(signal.SIGTERM, self.on_signal)
         try:
             g = self.prepare(folder, todo)
+            scheduler.gpus_free(g, self.stop)  # (with --share N > 1; a busy GPU: --out as it was)
         except BaseException:  # (a grader error while preparing: --out as it was, then the error)
             self.stop.undo()
             raise

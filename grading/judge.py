@@ -5,6 +5,7 @@ judge and the grader). The grader reads that file, never the judge's console tex
 The grade counts what the student produced: a test case that asked the submission for values
 (asked > 0) judged the student's work and counts; one that asked none is the course's own test,
 reported apart and never counted. One of those failing is the course's or the grader's error.
+An `idea: <id>` test case is neither: its outcome goes to the performance evidence (Grade.ideas).
 """
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 MAX_VERDICT_BYTES = 4 << 20
+# An `idea: <id>` test case checks that an exercise's kernel has its lesson's idea where no timing can
+# see it (lesson 04's tree: the order of its additions). It is neither the student's correctness nor
+# the course's own: a failed one takes the exercise's speed credit away (grading/evidence.py).
+IDEA_PREFIX = "idea: "
 
 
 class VerdictError(Exception):
@@ -31,6 +36,7 @@ class Grade:
     first_failure: str = ""    # of a counted test case
     course_failures: list = field(default_factory=list)  # names of course test cases that failed
     evidence: Optional[list] = None  # the verdict's "evidence" (speed of each exercise; grading/evidence.py reads it)
+    ideas: dict = field(default_factory=dict)  # an `idea: <id>` test case's name -> its failure ("" passed): never counted
 
 
 def _int(tc: dict, key: str, where: str) -> int:
@@ -90,6 +96,9 @@ def read_verdict(path: str, lesson: str | None = None, seed: int | None = None) 
         if failure is not None and not isinstance(failure, str):
             raise VerdictError("%s: 'failure' is not text or null" % where)
         if skipped:
+            continue
+        if tc["name"].startswith(IDEA_PREFIX):  # performance, not correctness: the rubric's "idea_test_case"
+            g.ideas[tc["name"]] = "" if passed else (failure or "failed")[:400]
             continue
         if asked > 0:
             g.total += 1

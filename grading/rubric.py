@@ -72,6 +72,8 @@ def validate_rubric(rubric, where="rubric"):
                 raise RubricError("%s has \"max_ratio\" but no \"short_fast\" (the words shown above it)" % w)
         if "idea" in rule and not _text(rule["idea"]):
             raise RubricError("%s: \"idea\" must be words (the idea of the lesson this exercise teaches)" % w)
+        if "idea_test_case" in rule and not (_text(rule["idea_test_case"]) and rule["idea_test_case"].startswith("idea: ")):
+            raise RubricError("%s: \"idea_test_case\" must name a test case \"idea: ...\" of the lesson's check" % w)
         _validate_curve(rule, w)
     for i, rule in enumerate(rubric.get("rules", [])):
         if "idea" in rule and (rule["idea"] is not True or not _text(rule.get("exercise"))):
@@ -177,3 +179,19 @@ def idea_missed(rubric, rows, short, limit):
                 r["credit"], r["status"] = 0.0, short
                 rule = ideas.get(r["exercise"], {"exercise": r["exercise"]})
                 r["words"] = _clean(with_idea("no speed credit: %s" % missed["words"], rule), limit)
+
+
+def idea_cases(rubric, rows, ideas, short, limit):
+    """A speed rule's "idea_test_case" that failed takes its exercise's speed credit away, however fast
+    the kernel: that test case of the check saw the exercise's kernel miss the idea where no timing
+    can (lesson 04's tree adding other pairs than sequential addressing). IDEAS: the verdict's idea
+    test cases (grading/judge.py's Grade.ideas: name -> "" when it passed, else its failure); None,
+    or a case it does not hold, takes nothing away. ROWS: grading/evidence.py's, changed in place."""
+    for rule in rubric.get("speed", []):
+        failure = (ideas or {}).get(rule.get("idea_test_case"))
+        if not failure:
+            continue
+        for r in rows:
+            if r["kind"] == "speed" and r["exercise"] == rule["exercise"] and r.get("credit") is not None:
+                r["credit"], r["status"], r["idea_case"] = 0.0, short, rule["idea_test_case"]
+                r["words"] = _clean(with_idea("no speed credit: %s: %s" % (rule["idea_test_case"], failure), rule), limit)

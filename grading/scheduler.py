@@ -130,8 +130,12 @@ def run_workers(g: Grading, ready: Ready, share: int) -> None:
         wait_all([pool.submit(_worker, g, w, ready, share) for w in range(n * share)])
 
 
-def _gpus_free(g: Grading, stop: Stop) -> None:
-    """With --share: every GPU free before the first cell (the cells no longer wait for one)."""
+def gpus_free(g: Grading, stop: Stop) -> None:
+    """With --share N > 1 (not --host-only): every GPU free before the first cell (the cells no longer
+    wait for one); else nothing. Grader.grade asks before the previous run's files in --out go, so
+    that this refusal, like the others, leaves --out as it was."""
+    if g.o.share <= 1 or g.o.host_only:
+        return
     gpus: list[tuple | None] = list(g.gpus) or [None]
     for x in gpus:
         busy = gpus_.wait_free(x[1] if x else "")
@@ -154,8 +158,6 @@ def grade_cells(g: Grading, folder: RunFolder, todo: list[Cell], stop: Stop) -> 
     """Compiles and grades TODO; a cell left without a result gets a row that says why. Ends with
     run-info.txt's line of the time a cell took."""
     o = g.o
-    if o.share > 1 and not o.host_only:
-        _gpus_free(g, stop)
     print("%s: compiling %d cells, %d at a time, each in its sandbox; checks start as cells are ready" % (ME, len(todo), o.jobs), flush=True)
     if not o.host_only:
         machine = len(gpus_.listed() or []) or 1

@@ -12,6 +12,7 @@
 // Grading (grading/README.md; harness/transcript.hpp says how the two roles work):
 //   --record FILE          the runner: record every value the submission hands back in FILE
 //   --judge FILE           the judge: judge the values recorded in FILE instead of its own
+//                          (in either role the demonstrations, testing.hpp, are left out)
 //   --seed N               mix N (0 to 2^32-1) into every random input
 //   --hidden-shapes FILE   an instructor's extra shapes (transcript.hpp: hidden_shapes)
 //   --verdict FILE         write the result of every test case as JSON (harness/verdict.hpp)
@@ -192,6 +193,17 @@ inline std::vector<std::string> small_run_exclusions() {
     return out;
 }
 
+/// In a graded run (--record, --judge): the filters that leave out the demonstrations (testing.hpp:
+/// DEMONSTRATION_TEST_CASE). They judge nothing of a submission, and the runner and the judge hold
+/// the GPU while they run.
+inline std::vector<std::string> graded_run_exclusions() {
+    std::vector<std::string> out;
+    if (transcript::role() == transcript::Role::Plain) return out;
+    for (const doctest::detail::TestCase& tc : doctest::detail::getRegisteredTests())
+        if (tc.m_description && std::strcmp(tc.m_description, COURSE_DEMONSTRATION) == 0) out.push_back(exact_filter(tc.m_name));
+    return out;
+}
+
 /// Takes the grading options (above) out of argv; throws UsageError on a bad one.
 inline std::vector<char*> take_grading_options(const std::vector<char*>& args) {
     std::vector<char*> rest;
@@ -246,6 +258,8 @@ int run_checks(int argc, char** argv, const DeviceSuite& s, Reason unavailable_r
     context.applyCommandLine(static_cast<int>(rest.size()), rest.data());
     if (small_run())  // (reported as skipped)
         for (const std::string& filter : small_run_exclusions()) context.addFilter("test-case-exclude", filter.c_str());
+    for (const std::string& filter : graded_run_exclusions())  // (reported as skipped)
+        context.addFilter("test-case-exclude", filter.c_str());
     const auto run = [&context, &s] {
         int rc = context.run();
         if (s.must_submit && transcript::role() == transcript::Role::Plain) {

@@ -13,7 +13,8 @@
 // GPU_TEST_CASE: they belong to the doctest suite "gpu", which the course's test main
 // (test_main.cpp) runs only when a GPU is present. Without one, CTest reports them SKIPPED.
 // A GPU test case that hands nothing to course::submitted fails (it would judge nothing of a
-// submission), unless it is declared OWN_GPU_TEST_CASE: a test of the course's own code.
+// submission), unless it is declared OWN_GPU_TEST_CASE: a test of the course's own code. A host
+// test case declared DEMONSTRATION_TEST_CASE runs in a learner's own run only.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -23,8 +24,14 @@
 /// The description that marks a test case as the course's own (check_main.hpp reads it).
 #define COURSE_OWN_TEST_CASE "the course's own code"
 
+/// The description that marks a host test case as a demonstration for the reader: it shows what the
+/// course's own functions do on data far larger than any check needs, and judges nothing of a
+/// submission. A graded run (runner and judge) leaves it out, as skipped (check_main.hpp).
+#define COURSE_DEMONSTRATION "a demonstration for the reader"
+
 #define GPU_TEST_CASE(name) TEST_CASE(name* doctest::test_suite("gpu"))
 #define OWN_GPU_TEST_CASE(name) TEST_CASE(name* doctest::test_suite("gpu") * doctest::description(COURSE_OWN_TEST_CASE))
+#define DEMONSTRATION_TEST_CASE(name) TEST_CASE(name* doctest::description(COURSE_DEMONSTRATION))
 
 #ifdef COURSE_LESSON  // the lesson folder, defined by CMakeLists.txt for each check
 namespace course::detail {

@@ -10,7 +10,9 @@
 #include <cub/warp/warp_reduce.cuh>
 #include "testing.hpp"
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace {
@@ -38,6 +40,9 @@ public:
     explicit OnDevice(const std::vector<float>& host, int offset = 0)
         : n_(static_cast<long long>(host.size())), offset_(offset), in_(padded(host, offset)), out_(1),
           ws_(n_, course::query_device().sm_count) {}
+    /// `in`, drawn on the GPU (the sizes above kMaxNDrawnOnCpu).
+    explicit OnDevice(course::DeviceBuffer<float>&& in)
+        : n_(static_cast<long long>(in.size())), offset_(0), in_(std::move(in)), out_(1), ws_(n_, course::query_device().sm_count) {}
     /// Poisons the result, runs the variant, returns what it wrote.
     float run(const Variant& v) {
         out_.poison();
@@ -65,6 +70,94 @@ std::vector<float> small_integers(long long n, std::uint32_t seed) {
     return std::vector<float>(ints.begin(), ints.end());
 }
 
+// ---- 04.tree's idea, seen in the order of its additions. With sequential addressing (the lesson's
+// tree) round by round, stride kBlock / 2 down to 1, element t takes in element t + stride. Every
+// tree with that idea adds exactly these pairs (s[t] += s[t + stride], s[t] = s[t + stride] + s[t], a
+// last warp finished with __shfl_down_sync, which pairs lane t with lane t + offset), and float
+// addition is commutative, so every one gives the same bits. Interleaved addressing (t % (2 * stride)
+// == 0, or the index 2 * stride * t) pairs t with t + 1, then t + 2, ...: a correct sum, but of other
+// pairs, so on values of very different sizes its roundings, and its bits, are others.
+
+/// The block's total as the tree with sequential addressing adds it, float by float (kBlock values).
+float sequential_tree_sum(std::vector<float> s) {
+    for (std::size_t stride = s.size() / 2; stride > 0; stride /= 2)
+        for (std::size_t t = 0; t < stride; ++t) s[t] += s[t + stride];
+    return s[0];
+}
+
+/// `blocks` x kBlock floats whose sum depends on the order of its additions, drawn from `seed` with
+/// the grader's: in each block, element t < kBlock / 2 is large (from [-1, 1) times 2^0 to 2^12) and
+/// element t + kBlock / 2 nearly its negative (minus it, plus one from [-1, 1) times 2^-12 to 2^0).
+/// Sequential addressing adds each such pair first, exactly (Sterbenz), and then only small values;
+/// a tree that adds other pairs first adds large values, rounding away bits the small ones hold.
+std::vector<float> order_sensitive_floats(int blocks, std::uint32_t seed) {
+    const std::size_t n = static_cast<std::size_t>(blocks) * kBlock;
+    const std::vector<float> f = course::random_floats(n, course::seeded(seed));
+    const std::vector<int> e = course::random_ints(n, course::seeded(seed + 1), 0, 12);
+    std::vector<float> x(n);
+    for (std::size_t b = 0; b < n; b += kBlock)
+        for (std::size_t t = b; t < b + kBlock / 2; ++t) {
+            x[t] = std::ldexp(f[t], e[t]);
+            x[t + kBlock / 2] = -x[t] + std::ldexp(f[t + kBlock / 2], -e[t + kBlock / 2]);
+        }
+    return x;
+}
+constexpr int kIdeaBlocks = 64;
+
+/// sums[0] += the sum of x, sums[1] += the sum of |x|, in double: each thread over a grid-stride
+/// slice, then one atomicAdd each (the course's own reference for the large inputs, on the GPU).
+__global__ void sum_in_double(const float* x, long long n, double* sums) {
+    double s = 0, a = 0;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+        s += x[i];
+        a += fabs(x[i]);
+    }
+    atomicAdd(&sums[0], s);
+    atomicAdd(&sums[1], a);
+}
+
+/// A large input: the speed cases' 2^26 floats of both signs (256 MiB, over 4x the L2 of an H100 or
+/// H200), or a GPU test case's above kMaxNDrawnOnCpu, drawn on the GPU (course::fill_speed_floats),
+/// and its double reference and sum of |x|. Each float is a multiple of 2^-23 at most 1 in size, so
+/// every partial sum of up to 2^29 of them is a multiple of 2^-23 at most 2^29: exact in double's 53
+/// bits, whatever the order. The GPU's sum is therefore exactly sum_cpu<double> (a GPU test case
+/// compares them).
+struct SpeedInput {
+    course::DeviceBuffer<float> x;
+    double reference = 0, sum_abs = 0;
+    /// x drawn from `seed`, and its sums (the speed witness draws it again from a new seed for each launch).
+    void draw(std::uint32_t seed) {
+        course::fill_speed_floats(x.data(), x.size(), seed);
+        course::DeviceBuffer<double> sums(2);
+        CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
+        const long long n = static_cast<long long>(x.size());
+        sum_in_double<<<std::min(course::ceil_div(n, 256), 1024u), 256>>>(x.data(), n, sums.data());
+        CUDA_CHECK_LAUNCH();
+        const std::vector<double> host = sums.to_host();
+        reference = host[0];
+        sum_abs = host[1];
+    }
+};
+SpeedInput speed_input(long long n, std::uint32_t seed) {
+    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n))};
+    in.draw(seed);
+    return in;
+}
+
+/// Above this size the GPU test cases draw their input on the GPU and sum it there, exactly (below).
+/// Drawing 2^26 floats with random_floats and summing them in double took over a second of CPU
+/// time in each graded process (runner and judge alike), with the GPU held all along.
+constexpr long long kMaxNDrawnOnCpu = 1 << 20;
+
+/// x[i] = 1 where speed_float(seed, i) < -0.6 (one element in five), else 0; and x[0] = 1 and the
+/// last 7 (the float4 tail) = 1.
+__global__ void draw_zeros_and_ones(float* x, long long n, std::uint64_t seed) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride)
+        x[i] = i == 0 || i >= n - 7 || course::speed_float(seed, static_cast<std::uint64_t>(i)) < -0.6f ? 1.0f : 0.0f;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- host
@@ -84,7 +177,9 @@ TEST_CASE("CPU references: exact on integers, and the double reference is the mo
     CHECK(std::fabs(sum_cpu<float>(tenths) - exact) > 100.0);
 }
 
-TEST_CASE("a float accumulator stalls at 2^24, a double one does not") {
+// A demonstration for the reader, on the lesson's data (2^26 floats: about a second of CPU time); it
+// judges nothing of a submission, and a graded run leaves it out (harness/testing.hpp).
+DEMONSTRATION_TEST_CASE("a float accumulator stalls at 2^24, a double one does not") {
     CHECK(16777216.0f + 1.0f == 16777216.0f);  // the gap between floats at 2^24 is 2; 1 rounds away
     const std::vector<float> ones(1 << 25, 1.0f);
     CHECK(sum_cpu<float>(ones) == 16777216.0f);  // half of the true 2^25
@@ -131,6 +226,50 @@ TEST_CASE("grid sizing: fill the GPU, but never more blocks than the data needs,
     CHECK(grid_stride_blocks(1LL << 26, 256, 4, 1056) == 1056);
     CHECK(grid_stride_blocks(kMaxN, 512, 8, 528) == 528);
     CHECK(grid_stride_blocks(1000, 256, 1, 0) == 1);  // a kernel that fits nowhere still gets a grid
+}
+
+TEST_CASE("the tree's order of additions: every sequential-addressing tree gives the same bits, an interleaved one others") {
+    const std::vector<float> x = order_sensitive_floats(kIdeaBlocks, 404);
+    int interleaved_differs = 0;
+    for (int b = 0; b < kIdeaBlocks; ++b) {
+        const std::vector<float> block(x.begin() + b * kBlock, x.begin() + (b + 1) * kBlock);
+        const float want = sequential_tree_sum(block);
+        CAPTURE(b);
+        // The lesson's tree, written with the operands the other way round: the same pairs, the same bits.
+        std::vector<float> s = block;
+        for (int stride = kBlock / 2; stride > 0; stride /= 2)
+            for (int t = 0; t < stride; ++t) s[t] = s[t + stride] + s[t];
+        CHECK(std::memcmp(&s[0], &want, sizeof want) == 0);
+        // Down to 64 values in shared memory, then warp 0: v = s[lane] + s[lane + 32], and five
+        // __shfl_down_sync steps (a lane past the warp's end gets its own value back, as on the GPU).
+        s = block;
+        for (int stride = kBlock / 2; stride > kWarp; stride /= 2)
+            for (int t = 0; t < stride; ++t) s[t] += s[t + stride];
+        std::vector<float> v(kWarp);
+        for (int lane = 0; lane < kWarp; ++lane) v[lane] = s[lane] + s[lane + kWarp];
+        for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+            std::vector<float> down(kWarp);
+            for (int lane = 0; lane < kWarp; ++lane) down[lane] = v[lane] + (lane + offset < kWarp ? v[lane + offset] : v[lane]);
+            v = down;
+        }
+        CHECK(std::memcmp(&v[0], &want, sizeof want) == 0);
+        // Interleaved addressing, as `t % (2 * stride) == 0` and as the index 2 * stride * t: the same
+        // pairs as each other, not those of the lesson's tree.
+        std::vector<float> modulo = block, index = block;
+        for (int stride = 1; stride < kBlock; stride *= 2) {
+            for (int t = 0; t < kBlock; ++t)
+                if (t % (2 * stride) == 0) modulo[t] += modulo[t + stride];
+            for (int t = 0; 2 * stride * t < kBlock; ++t) index[2 * stride * t] += index[2 * stride * t + stride];
+        }
+        CHECK(std::memcmp(&modulo[0], &index[0], sizeof(float)) == 0);
+        interleaved_differs += std::memcmp(&modulo[0], &want, sizeof want) != 0;
+        // Both are sums of the same floats: within the error bound of the exact (double) sum.
+        const double exact = sum_cpu<double>(block), bound = sum_error_bound(kBlockDepth, kBlock, sum_abs_cpu(block));
+        CHECK(std::fabs(want - exact) <= bound);
+        CHECK(std::fabs(modulo[0] - exact) <= bound);
+    }
+    // A tree that adds other pairs first gives other bits in (nearly) every block.
+    CHECK(interleaved_differs >= kIdeaBlocks - 2);
 }
 
 TEST_CASE("tree launches and their partial sums") {
@@ -182,9 +321,23 @@ TEST_CASE("the command line refuses n = 0, negative, non-numeric and too large n
 GPU_TEST_CASE("every variant is within its error bound of the double reference, values of both signs") {
     for (const long long n : sizes()) {
         if (course::skip_shape(n)) continue;  // --small: the memcheck subset
-        const std::vector<float> x = course::random_floats(static_cast<std::size_t>(n), course::seeded(static_cast<std::uint32_t>(n)));
-        const double reference = sum_cpu<double>(x), sum_abs = sum_abs_cpu(x);
-        OnDevice gpu(x);
+        const std::uint32_t seed = course::seeded(static_cast<std::uint32_t>(n));
+        // Up to 2^20 drawn on the CPU (random_floats) and summed by sum_cpu<double>; above, drawn on
+        // the GPU (speed_floats) and summed there in double, exactly (speed_input: the same value
+        // as sum_cpu<double> of the same floats).
+        double reference = 0, sum_abs = 0;
+        OnDevice gpu = [&] {
+            if (n > kMaxNDrawnOnCpu) {
+                SpeedInput s = speed_input(n, seed);
+                reference = s.reference;
+                sum_abs = s.sum_abs;
+                return OnDevice(std::move(s.x));
+            }
+            const std::vector<float> x = course::random_floats(static_cast<std::size_t>(n), seed);
+            reference = sum_cpu<double>(x);
+            sum_abs = sum_abs_cpu(x);
+            return OnDevice(x);
+        }();
         for (const Variant& v : kVariants) {
             if (v.launch == launch_atomic_per_element && n > kMaxNForAtomicPerElement) continue;
             INFO("kernel: ", std::string(v.name));
@@ -216,14 +369,18 @@ GPU_TEST_CASE("at 2^26 + 7 the looping variants count every element exactly once
     if (course::skip_shape(kLargest)) return;  // --small: the memcheck subset
     // Mostly zeros, some ones (and the last 7, the float4 tail, all ones): sum|x_i| < 2^24, so the
     // sum is exact in any order. The one-element-per-thread kernels have no loop; their indexing is
-    // the same at every size and is covered above.
-    std::vector<float> x = course::random_floats(static_cast<std::size_t>(kLargest), course::seeded(99), 0.0f, 1.0f);
-    for (float& v : x) v = v < 0.2f ? 1.0f : 0.0f;
-    for (long long i = kLargest - 7; i < kLargest; ++i) x[static_cast<std::size_t>(i)] = 1.0f;
-    x[0] = 1.0f;
-    const double reference = sum_cpu<double>(x);
+    // the same at every size and is covered above. Drawn on the GPU, and counted there (exact).
+    course::DeviceBuffer<float> x(static_cast<std::size_t>(kLargest));
+    draw_zeros_and_ones<<<1024, 256>>>(x.data(), kLargest, course::seeded(99));
+    CUDA_CHECK_LAUNCH();
+    course::DeviceBuffer<double> sums(2);
+    CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
+    sum_in_double<<<1024, 256>>>(x.data(), kLargest, sums.data());
+    CUDA_CHECK_LAUNCH();
+    const double reference = sums.to_host()[0];
     REQUIRE(reference < 16777216.0);
-    OnDevice gpu(x);
+    REQUIRE(reference > kLargest / 8.0);  // about one in five: the draw is a real mix of zeros and ones
+    OnDevice gpu(std::move(x));
     for (const Variant& v : kVariants) {
         if (!v.grid_stride) continue;
         INFO("kernel: ", std::string(v.name));
@@ -297,49 +454,34 @@ GPU_TEST_CASE("block_sum_tree: every thread of the block returns the block's tot
     }
 }
 
+// An idea case (grading/README.md, "The idea in the score"): not a check of correctness (an
+// interleaved tree is a correct sum, which the test cases above pass), but of 04.tree's idea, which no
+// timing on an H200 can see (the tree is bound by its barriers, not by its pairing). The grader
+// counts it apart: failed, it takes 04.tree's speed credit away (the rubric's "idea_test_case").
+GPU_TEST_CASE("idea: 04.tree") {
+    const std::vector<float> x = order_sensitive_floats(kIdeaBlocks, 43);
+    course::DeviceBuffer<float> in(x), out(x.size());
+    out.poison();
+    every_thread_keeps_tree_total<<<kIdeaBlocks, kBlock>>>(in.data(), out.data());
+    CUDA_CHECK_LAUNCH();
+    const std::vector<float> got = course::submitted(out.to_host());
+    int other_bits = 0, first = -1;
+    for (int b = 0; b < kIdeaBlocks; ++b) {
+        const float want = sequential_tree_sum(std::vector<float>(x.begin() + b * kBlock, x.begin() + (b + 1) * kBlock));
+        bool same = true;
+        for (int t = 0; t < kBlock; ++t) same &= std::memcmp(&got[static_cast<std::size_t>(b) * kBlock + t], &want, sizeof want) == 0;
+        if (!same && first < 0) first = b;
+        other_bits += !same;
+    }
+    INFO("block_sum_tree's total differs, bit for bit, from the sum that sequential addressing makes (stride kBlock / 2 "
+         "down to 1, element t adding element t + stride) in ", other_bits, " of ", kIdeaBlocks,
+         " blocks of values of very different sizes (the first: block ", first, "): your tree adds other pairs");
+    CHECK(other_bits == 0);
+}
+
 // ---------------------------------------------------------------- speed (harness/speed.cuh)
 
 namespace {
-
-/// sums[0] += the sum of x, sums[1] += the sum of |x|, in double: each thread over a grid-stride
-/// slice, then one atomicAdd each (the course's own reference for the speed cases, on the GPU).
-__global__ void sum_in_double(const float* x, long long n, double* sums) {
-    double s = 0, a = 0;
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += stride) {
-        s += x[i];
-        a += fabs(x[i]);
-    }
-    atomicAdd(&sums[0], s);
-    atomicAdd(&sums[1], a);
-}
-
-/// The speed cases' input: 2^26 floats of both signs (256 MiB, over 4x the L2 of an H100 or H200),
-/// drawn on the GPU (course::fill_speed_floats), and its double reference and sum of |x|. Each float
-/// is a multiple of 2^-23 below 1 in size, so every partial sum of 2^26 of them is a multiple of
-/// 2^-23 below 2^26: exact in double's 53 bits, whatever the order. The GPU's sum is therefore
-/// exactly sum_cpu<double> (a GPU test case compares them).
-struct SpeedInput {
-    course::DeviceBuffer<float> x;
-    double reference = 0, sum_abs = 0;
-    /// x drawn from `seed`, and its sums (the speed witness draws it again from a new seed for each launch).
-    void draw(std::uint32_t seed) {
-        course::fill_speed_floats(x.data(), x.size(), seed);
-        course::DeviceBuffer<double> sums(2);
-        CUDA_CHECK(cudaMemset(sums.data(), 0, sums.bytes()));
-        const long long n = static_cast<long long>(x.size());
-        sum_in_double<<<std::min(course::ceil_div(n, 256), 1024u), 256>>>(x.data(), n, sums.data());
-        CUDA_CHECK_LAUNCH();
-        const std::vector<double> host = sums.to_host();
-        reference = host[0];
-        sum_abs = host[1];
-    }
-};
-SpeedInput speed_input(long long n, std::uint32_t seed) {
-    SpeedInput in{course::DeviceBuffer<float>(static_cast<std::size_t>(n))};
-    in.draw(seed);
-    return in;
-}
 
 /// The variant of kVariants that `launch` runs.
 const Variant& variant(void (*launch)(const float*, long long, float*, Workspace&)) {
@@ -348,9 +490,8 @@ const Variant& variant(void (*launch)(const float*, long long, float*, Workspace
     throw std::logic_error("no such variant");
 }
 
-/// `v` beside CUB's sum of the same input, then its result (the timed runs' last) against the bound.
-void check_reduction_speed(const char* exercise, const Variant& v) {
-    const long long n = 1LL << 26;
+/// `v` beside CUB's sum of the same `n` floats, then its result (the timed runs' last) against the bound.
+void check_reduction_speed(const char* exercise, const Variant& v, long long n) {
     SpeedInput s = speed_input(n, course::seeded(0x5eed));
     const course::DeviceBuffer<float>& in = s.x;
     course::DeviceBuffer<float> out(1);
@@ -583,7 +724,7 @@ OWN_GPU_TEST_CASE("the on-chip speed cases' references and CUB give the CPU's su
 }
 
 // Each exercise where it is the cost: the tree and the warp sum on chip (above), the last-block
-// finish in its own kernel (256 threads) over 2^26 floats.
+// finish in its own kernel (256 threads) on the smallest input that fills its grid (below).
 GPU_TEST_CASE("speed: 04.tree") {
     check_on_chip_speed("04.tree", "block_sum_tree on chip", speed_tree_on_chip, speed_tree_on_chip_cub,
                         speed_tree_on_chip_reference, kTreeRounds);
@@ -594,4 +735,17 @@ GPU_TEST_CASE("speed: 04.shuffle") {
                         speed_warp_sum_on_chip_reference, kWarpRounds);
 }
 
-GPU_TEST_CASE("speed: 04.last_block") { check_reduction_speed("04.last_block", variant(launch_vec4_last_block<kBlock>)); }
+// 04.last_block where its finish is the cost: the smallest n that gives the kernel its whole grid (as
+// many blocks as the GPU holds, each thread one round of its four float4 loads: 1056 blocks and
+// 4,325,376 floats, 16.5 MiB, on an H100 or H200), so there are as many partials to add as at any
+// size, while the input, just drawn, sits in L2. At 2^26 floats the loads took 97% of the time, and
+// one thread adding the 1056 partials one after another (about 15 us on an H200) cost 17% of the
+// speed; here it is most of the time.
+long long last_block_speed_n() {
+    const long long per_block = static_cast<long long>(kBlock) * 4 * kLastBlockUnroll;
+    return grid_of<reduce_vec4_last_block<kBlock>, 4 * kLastBlockUnroll>(kMaxN) * per_block;
+}
+
+GPU_TEST_CASE("speed: 04.last_block") {
+    check_reduction_speed("04.last_block", variant(launch_vec4_last_block<kBlock>), last_block_speed_n());
+}

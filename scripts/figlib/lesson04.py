@@ -143,7 +143,7 @@ def grid_stride() -> str:
     x0, x1 = 190, 780                      # the time axis
     load, tree, hand, gap = 46, 88, 10, 12  # a short block's phases, in px (not to scale)
     period = load + tree + hand + gap
-    s = Svg(800, 505, f"Schematic: one SM's resident blocks over time. With one block per {block} elements "
+    s = Svg(800, 525, f"Schematic: one SM's resident blocks over time. With one block per {block} elements "
                       "each block loads once and then spends most of its life in its tree's barriers, so the SM "
                       "has few loads in flight; with a grid-stride loop every block keeps loading until the "
                       "array is done and sums its tree once at the end")
@@ -165,18 +165,28 @@ def grid_stride() -> str:
                     continue
                 fill = {"load": "blue", "tree": "orange", "hand": "red"}[kind]
                 s.rect(a, ry, b - a, 16, fill=fill, stroke="paper", width=0.5)
-        # Loads in flight on the SM: how many slots are in a load phase, per px column.
+        # Loads in flight on the SM: how many slots are in a load phase, as a step chart (runs of
+        # equal count merged into one bar), with a guide line per count and the time-average printed.
         dy = top + len(bars) * 22 + 8
-        s.text(x0 - 8, dy + 13, "slots loading,", size=11, anchor="end", bold=True)
-        s.text(x0 - 8, dy + 27, f"0 to {len(bars)}", size=11, anchor="end", bold=True)
-        s.rect(x0, dy, x1 - x0, 30, fill="muted", stroke="grid")
-        x = x0
-        while x < x1:
-            busy = sum(1 for row in bars for a, b, kind in row if kind == "load" and a <= x < b)
-            if busy:
-                h = 30 * busy / len(bars)
-                s.rect(x, dy + 30 - h, 2, h, fill="sky", stroke="sky", width=0)
-            x += 2
+        h_strip = 40
+        s.text(x0 - 8, dy + 13, "slots loading", size=11, anchor="end", bold=True)
+        s.text(x0 - 8, dy + 28, f"(0 to {len(bars)})", size=11, anchor="end", bold=True)
+        s.rect(x0, dy, x1 - x0, h_strip, fill="muted", stroke="grid")
+        counts = [sum(1 for row in bars for a, b, kind in row if kind == "load" and a <= x < b)
+                  for x in range(x0, x1)]
+        for c in range(1, len(bars)):
+            y = dy + h_strip - h_strip * c / len(bars)
+            s.line(x0, y, x1, y, stroke="grid", width=0.6)
+        run_start = 0
+        for i in range(1, len(counts) + 1):
+            if i == len(counts) or counts[i] != counts[run_start]:
+                c = counts[run_start]
+                if c:
+                    h = h_strip * c / len(bars)
+                    s.rect(x0 + run_start, dy + h_strip - h, i - run_start, h, fill="sky", stroke="sky", width=0)
+                run_start = i
+        average = sum(counts) / len(counts)
+        s.text(x0 - 8, dy + 45, f"on average {average:.1f}", size=11, anchor="end", fill="#555555")
 
     # One block per kBlock elements: every slot runs short blocks, staggered.
     short = []
@@ -196,12 +206,12 @@ def grid_stride() -> str:
     end = x1 - 40
     long_ = [[(x0, end - tree // 2 - (r * 6), "load"), (end - tree // 2 - (r * 6), end - r * 6, "tree"),
               (end - r * 6, end - r * 6 + hand, "hand")] for r in range(SLOTS)]
-    panel(276, "Grid-stride loop (step 4 on): only as many blocks as the GPU holds at once",
+    panel(286, "Grid-stride loop (step 4 on): only as many blocks as the GPU holds at once",
           f"each thread: {NVCC_GRID_STRIDE_UNROLL} loads in flight at a time (nvcc 13.0 unrolls the loop "
           f"by {NVCC_GRID_STRIDE_UNROLL}), hundreds of elements; one tree at the end", long_)
-    s.text(x0 + 8, 276 + 30 + 12, f"{NVCC_GRID_STRIDE_UNROLL} loads in flight per thread, over and over",
+    s.text(x0 + 8, 286 + 30 + 12, f"{NVCC_GRID_STRIDE_UNROLL} loads in flight per thread, over and over",
            size=11, fill="paper", bold=True)
-    ly = 470
+    ly = 490
     for x, fill, words in [(16, "blue", "loading (loads in flight)"), (206, "orange", "the tree and its barriers"),
                            (400, "red", "handing on the sum"), (556, "paper", "a block ends, the next starts")]:
         s.rect(x, ly - 11, 14, 14, fill=fill, stroke="ink", width=0.5)

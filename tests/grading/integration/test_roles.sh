@@ -24,8 +24,20 @@ fail() { echo "FAIL: $*"; tail -n 25 "$tmp/$2.log" 2> /dev/null; exit 1; }
 roles=(--seed "$seed" --hidden-shapes "$tmp/hidden.txt")
 
 "$check" --record "$tmp/t.bin" "${roles[@]}" > "$tmp/record.log" 2>&1 || fail "the runner (--record) failed on the course's own code" record
-"$check" --judge "$tmp/t.bin" "${roles[@]}" > "$tmp/judge.log" 2>&1 || fail "the judge failed the course's own values" judge
+"$check" --judge "$tmp/t.bin" "${roles[@]}" --verdict "$tmp/verdict.json" > "$tmp/judge.log" 2>&1 || fail "the judge failed the course's own values" judge
 grep -q '^judge: 0 value(s) missing from the submission.s run, 0 inconsistent$' "$tmp/judge.log" || fail "the judge's closing line" judge
+# A demonstration (harness/testing.hpp: DEMONSTRATION_TEST_CASE) runs in a plain run only: the judge
+# skips it, and no other host test case. Lesson 04 has one.
+demo=""
+[ "$lesson" = 04_reduction ] && demo="a float accumulator stalls at 2^24, a double one does not"
+skipped=$(python3 -c 'import json, sys
+print("\n".join(t["name"] for t in json.load(open(sys.argv[1]))["test_cases"] if t["skipped"] and not t["gpu"]))' "$tmp/verdict.json") ||
+  fail "the judge's verdict cannot be read" judge
+[ "$skipped" = "$demo" ] || fail "the judge skipped the host test cases «$skipped», not the demonstrations «$demo»" judge
+if [ -n "$demo" ]; then
+  "$check" --host --test-case="${demo//,/\\,}" > "$tmp/demo.log" 2>&1 || fail "the demonstration fails in a plain run" demo
+  grep -q '^\[doctest\] test cases: *1 | *1 passed' "$tmp/demo.log" || fail "the demonstration did not run in a plain run" demo
+fi
 gpu=1; grep -q 'GPU test cases skipped' "$tmp/record.log" && gpu=0
 if [ "$(stat -c %s "$tmp/t.bin")" -le 20 ]; then
   [ $gpu -eq 0 ] && { echo "SKIPPED: $lesson records no value without a GPU"; exit 77; }

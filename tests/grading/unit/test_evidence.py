@@ -314,6 +314,31 @@ class Static(unittest.TestCase):
                 others = [r for r in bad["rules"] if r["kind"] == "speed" and r["exercise"] != "03.records"]
                 self.assertEqual([r["credit"] for r in others], [1.0, 1.0])
 
+    def test_a_failed_idea_test_case_takes_the_exercises_speed_credit_away(self):
+        """Lesson 04's tree with interleaved addressing runs as fast as the solution on an H200; its
+        check's `idea: 04.tree` sees the other order of additions, and the tree's speed earns nothing.
+        A passed idea case, or none in the verdict (no GPU run), takes nothing away."""
+        rubric = ev.load_rubric(lesson_rubric("04"))
+        fast = [entry(exercise=ex) for ex in EXERCISES["04"]]
+        for ideas in (None, {}, {"idea: 04.tree": ""}):
+            self.assertEqual(ev.judge(rubric, fast, ideas=ideas)["speed_credit"], 1.0)
+        bad = ev.judge(rubric, fast, ideas={"idea: 04.tree": "your tree adds other pairs"})
+        self.assertEqual((bad["speed_credit"], bad["speed_exercise"]), (0.0, "04.tree"))
+        row = next(r for r in bad["rules"] if r["kind"] == "speed" and r["exercise"] == "04.tree")
+        self.assertEqual((row["status"], row["idea_case"]), (ev.SHORT, "idea: 04.tree"))
+        self.assertIn("no speed credit: idea: 04.tree: your tree adds other pairs", row["words"])
+        self.assertIn("the idea of 04.tree: the tree with sequential addressing", row["words"])
+        self.assertIn("04.tree", bad["first_short"])
+        others = [r["credit"] for r in bad["rules"] if r["kind"] == "speed" and r["exercise"] != "04.tree"]
+        self.assertEqual(others, [1.0, 1.0])
+        # not measured stays not measured: no speed evidence, nothing to take away
+        none = ev.judge(rubric, None, ideas={"idea: 04.tree": "other pairs"})
+        self.assertIsNone(none["speed_credit"])
+        broken = copy.deepcopy(rubric)
+        broken["speed"][0]["idea_test_case"] = "04.tree"
+        with self.assertRaises(ev.RubricError):
+            ev.validate_rubric(broken)
+
     def test_a_required_rule_is_a_contract_not_performance(self):
         rubric = ev.load_rubric(lesson_rubric("04"))
         good = ev.judge(rubric, None, self.facts("04_solution"))

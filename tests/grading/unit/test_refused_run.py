@@ -1,6 +1,7 @@
 """A run that is refused before grading (a bad command line, too many cells, no student folder, a
---resume that does not match, a bad --out, no GPU or sandbox, a course that does not build) leaves
-the previous --out as it was: its cells, gradebook, scores and feedback, byte for byte.
+--resume that does not match, a bad --out, no GPU or sandbox, a GPU in use with --share, a course
+that does not build) leaves the previous --out as it was: its cells, gradebook, scores and
+feedback, byte for byte.
 (grade.sh --host-only --no-sandbox unless a case needs otherwise: no GPU, no sandbox, nothing built;
 a refusal that stops the process (Stop.die) is caught where it would exit.)"""
 import io
@@ -10,10 +11,11 @@ import sys
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
+from types import SimpleNamespace
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import cellrecord, cli, course_build, exits, gradebook, options, preflight, runfolder, sandbox  # noqa: E402
+from grading import cellrecord, cli, course_build, exits, gpus, gradebook, grader, options, preflight, runfolder, sandbox  # noqa: E402
 from grading.exits import Stop  # noqa: E402
 
 LESSONS = {"01_naive_transpose": 2, "06_bank_conflicts": 2}
@@ -179,6 +181,20 @@ class RefusedRun(unittest.TestCase):
         with mock.patch.object(course_build, "build", side_effect=RuntimeError("a grader error")), self.assertRaises(RuntimeError):
             self.grade(self.subs, "--no-course-cache")
         self.assertEqual(snapshot(self.out), self.before)
+
+    def test_a_busy_gpu_with_share(self):
+        """--share 2 on a GPU another program uses: refused (exit 3) before the previous run's files
+        go. (Root, the sandbox, the GPU and the course stand in: the check that the GPU is free is
+        the last before grading starts.)"""
+        def prepare(g, folder, todo):
+            self.assertTrue(os.path.isdir(os.path.join(self.out, runfolder.ASIDE)))  # (set aside, not removed)
+            return SimpleNamespace(o=g.o, gpus=g.gpus)
+        with mock.patch.object(preflight, "check_gpu", return_value=[("0", "GPU-0000")]), \
+                mock.patch.object(preflight, "check_sandbox", return_value="none"), \
+                mock.patch.object(grader.Grader, "prepare", prepare), \
+                mock.patch.object(gpus, "wait_free", return_value="pid 4242, 900 MiB"):
+            rc, err = self.grade(self.subs, "--share", "2", "--jobs", "1", mode=["--no-sandbox"])
+        self.assert_refused_untouched(rc, err, "the GPU 0 is in use by another program (pid 4242, 900 MiB); --share needs it free", 3)
 
     @unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv") and shutil.which("bwrap"), "cells run as users of their own as root only")
     def test_what_a_cells_user_cannot_reach(self):

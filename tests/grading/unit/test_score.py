@@ -56,7 +56,7 @@ class Cells:
         shutil.rmtree(self.dir)
 
     def grade(self, lesson, ratios=None, facts_case=None, performance=True, host_only=False, split=score.DEFAULT_SPLIT,
-              evidence_list="canned"):
+              evidence_list="canned", ideas=None):
         """The cell's score (0 to 1) and its record's fields."""
         self.n += 1
         d = os.path.join(self.dir, "%04d" % self.n)
@@ -68,7 +68,7 @@ class Cells:
         rubrics = SimpleNamespace(rubrics={lesson: rub})
         cell = SimpleNamespace(lesson=lesson, static=facts, dir=d)
         ev_list = verdict_evidence(rub, ratios or {}) if evidence_list == "canned" else evidence_list
-        perf = cell_evidence.performance(o, rubrics, cell, SimpleNamespace(evidence=ev_list))
+        perf = cell_evidence.performance(o, rubrics, cell, SimpleNamespace(evidence=ev_list, ideas=ideas or {}))
         gradebook.finish_cell(d, "yes", "5", "5", "", performance=perf)
         rec = cellrecord.read(d).fields()
         return gradebook.cell_score(True, rec, split), rec
@@ -183,6 +183,16 @@ class TheIssuesNumbers(unittest.TestCase):
         missing[0]["submission"] = None
         s, rec = self.cells.grade("02_shared_transpose", evidence_list=missing)
         self.assertAlmostEqual(s, 0.55)
+
+    def test_a_tree_with_another_order_of_additions_loses_its_speed_credit(self):
+        """Lesson 04's interleaved tree at the solution's speed (an H200 cannot time the difference):
+        its failed `idea: 04.tree` leaves 50% correctness + 5% for the static rule met."""
+        s, rec = self.cells.grade("04_reduction", {"04.tree": 1.0}, ideas={"idea: 04.tree": "other pairs"})
+        self.assertEqual(rec["speed_credit"], "0.0000")
+        self.assertAlmostEqual(s, 0.55)
+        self.assertIn("04.tree: no speed credit: idea: 04.tree: other pairs", rec["performance_short"])
+        s, _ = self.cells.grade("04_reduction", {"04.tree": 1.0}, ideas={"idea: 04.tree": ""})
+        self.assertEqual(s, 1.0)
 
     def test_too_fast_for_the_slower_pattern_earns_nothing(self):
         s, rec = self.cells.grade("01_naive_transpose", {"01.strided_writes": 1.9})

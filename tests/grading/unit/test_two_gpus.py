@@ -30,6 +30,20 @@ def make_run(d, name, wall, cells, course, start=1000.0, first="2026-01-01T00:00
 
 
 class Report(unittest.TestCase):
+    def test_all_gpus_of_a_larger_machine(self):
+        epoch = 1767225600.0
+        with tempfile.TemporaryDirectory() as d:
+            course = "The course and its judges came from the course cache (/c/x), ready in 1.00 s."
+            make_run(d, "warm", 90, [("run_s=3 gpu=0", "passed")], course, start=epoch)
+            make_run(d, "one", 100, [("run_s=3 gpu=0", "passed"), ("run_s=3 gpu=0", "passed")], course, start=epoch)
+            make_run(d, "two", 50, [("run_s=3 gpu=0", "passed"), ("run_s=3 gpu=1", "passed")], course, start=epoch)
+            out = subprocess.run([sys.executable, REPORT, d], stdout=subprocess.PIPE, check=True, text=True).stdout
+            self.assertNotIn("all the machine's GPUs", out)  # a two-GPU machine: no such run
+            make_run(d, "all", 25, [("run_s=3 gpu=0", "passed"), ("run_s=3 gpu=3", "passed")], course, start=epoch)
+            out = subprocess.run([sys.executable, REPORT, d], stdout=subprocess.PIPE, check=True, text=True).stdout
+        self.assertRegex(out, r"all the machine's GPUs \(--gpus 0,\.\.\.\) +25\.0 +288 ")
+        self.assertIn("speed-up on all 2 GPUs against one, both warm: 4.00x (2 of 2 cells passed)", out)
+
     def test_speed_up_busy_time_and_agreement(self):
         epoch = 1767225600.0  # 2026-01-01T00:00:00Z
         with tempfile.TemporaryDirectory() as d:

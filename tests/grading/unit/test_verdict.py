@@ -45,6 +45,15 @@ class Reading(unittest.TestCase):
         self.assertEqual((g.passed, g.total, g.course_passed, g.course_total), (1, 2, 2, 2))
         self.assertEqual(g.first_failure, "aligned: FAIL: got 1, expected 2")
 
+    def test_an_idea_case_is_neither_counted_nor_the_courses_own(self):
+        """`idea: <id>` test cases go to the performance evidence (the rubric's "idea_test_case"):
+        failed, they fail no correctness and name no first failure."""
+        g = self.read(verdict([case("tiled", 3, True, gpu=True), case("idea: 04.tree", 1, False, gpu=True, failure="other pairs"),
+                               case("idea: 04.other", 1, True, gpu=True), case("idea: skipped", 1, False, skipped=True)]))
+        self.assertEqual((g.passed, g.total, g.course_passed, g.course_total, g.first_failure), (1, 1, 0, 0, ""))
+        self.assertEqual(g.ideas, {"idea: 04.tree": "other pairs", "idea: 04.other": ""})
+        self.assertEqual(judge.findings(g, 0, []), [])
+
     def test_not_a_verdict(self):
         for bad in ["", "{", "[]", json.dumps(verdict([], complete=False)), json.dumps(verdict([], format=2)),
                     json.dumps({k: v for k, v in verdict([]).items() if k != "complete"}),
