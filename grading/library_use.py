@@ -8,8 +8,14 @@ exercise regions, and any helper, macro, alias or #include written anywhere else
     reductions __reduce_{add,min,max,and,or,xor}_sync; and any name the student's lines make an
     alias of one (`namespace cg = cooperative_groups;`, `using R = cub::BlockReduce<...>;`,
     `using cub::BlockReduce;`, typedef);
-  - an #include the lesson's main.cu does not have, unless it is a C or C++ standard header or the
-    CUDA runtime's (which do none of an exercise's work);
+  - an #include the lesson's main.cu does not have that brings in such code: judged by where the
+    preprocessor resolved it (the line markers of nvcc -E name the file, so a relative path into
+    the toolkit or a name that hides one is seen): a header of the CUDA toolkit's include folders
+    but the runtime's, a CUDA library installed among the system's headers, or a file from outside
+    the submission, the course's common/ and harness/ and the system's include folders. Allowed:
+    the C and C++ standard headers, the system's (POSIX: <unistd.h>, <sys/prctl.h>, <dlfcn.h>),
+    the CUDA runtime's, the course's own ("timer.cuh"). A path that names a CUDA library (cub/,
+    thrust/, cuda/, cooperative_groups, mma.h, cuda_fp16.h, cublas ...) is one wherever it resolves;
   - and, since macros and token pasting hide names (`#define R CAT(c, ub)::BlockReduce`), the same
     names in the submission's preprocessed text (nvcc -E, once for the device side and once for
     the host side, run in the cell's sandbox: grading/shortcuts.py), on each line of main.cu whose
@@ -24,6 +30,8 @@ the course's own uses of them are on lines the lesson has.
 from __future__ import annotations
 
 import difflib
+import glob
+import os
 import re
 
 from . import regions
@@ -32,15 +40,36 @@ NAMESPACES = ("cub", "thrust", "cooperative_groups", "nvcuda", "cutlass", "cute"
 INTRINSICS = tuple("__reduce_%s_sync" % op for op in ("add", "min", "max", "and", "or", "xor"))
 _TOKEN = re.compile(r"[A-Za-z_]\w*|::")
 _INCLUDE = re.compile(r"^\s*#\s*include\s*([<\"])([^>\"]*)[>\"]")
-# Headers that do none of an exercise's work: the C and C++ standard libraries and the CUDA runtime's.
-_C = ("assert", "ctype", "errno", "float", "inttypes", "limits", "math", "stdarg", "stdbool", "stddef",
-      "stdint", "stdio", "stdlib", "string", "time")
-_CXX = ("algorithm", "array", "atomic", "cassert", "cctype", "cerrno", "cfloat", "chrono", "cinttypes", "climits",
-        "cmath", "cstdarg", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctime", "functional",
-        "initializer_list", "iomanip", "iostream", "iterator", "limits", "map", "memory", "new", "numeric",
-        "optional", "random", "set", "sstream", "stdexcept", "string", "tuple", "type_traits", "unordered_map",
-        "utility", "vector")
-STANDARD_HEADERS = frozenset([c + ".h" for c in _C] + list(_CXX) + ["cuda_runtime.h", "cuda_runtime_api.h"])
+# Headers that do none of an exercise's work: the C and C++ standard libraries (C++23, and the C
+# headers C++ names), by name where no preprocessed text says where a header resolves.
+_C = ("assert", "complex", "ctype", "errno", "fenv", "float", "inttypes", "iso646", "limits", "locale", "math",
+      "setjmp", "signal", "stdalign", "stdarg", "stdatomic", "stdbit", "stdbool", "stdckdint", "stddef", "stdint",
+      "stdio", "stdlib", "stdnoreturn", "string", "tgmath", "threads", "time", "uchar", "wchar", "wctype")
+_CXX = ("algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cassert", "ccomplex", "cctype", "cerrno",
+        "cfenv", "cfloat", "charconv", "chrono", "cinttypes", "ciso646", "climits", "clocale", "cmath", "codecvt",
+        "compare", "complex", "concepts", "condition_variable", "coroutine", "csetjmp", "csignal", "cstdalign",
+        "cstdarg", "cstdbool", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctgmath", "ctime", "cuchar",
+        "cwchar", "cwctype", "deque", "exception", "execution", "expected", "filesystem", "flat_map", "flat_set",
+        "format", "forward_list", "fstream", "functional", "future", "generator", "initializer_list", "iomanip", "ios",
+        "iosfwd", "iostream", "istream", "iterator", "latch", "limits", "list", "locale", "map", "mdspan", "memory",
+        "memory_resource", "mutex", "new", "numbers", "numeric", "optional", "ostream", "print", "queue", "random",
+        "ranges", "ratio", "regex", "scoped_allocator", "semaphore", "set", "shared_mutex", "source_location", "span",
+        "spanstream", "sstream", "stack", "stacktrace", "stdexcept", "stdfloat", "stop_token", "streambuf", "string",
+        "string_view", "strstream", "syncstream", "system_error", "thread", "tuple", "type_traits", "typeindex",
+        "typeinfo", "unordered_map", "unordered_set", "utility", "valarray", "variant", "vector", "version")
+# The CUDA runtime's headers (nvcc includes cuda_runtime.h in every file itself): no exercise's work.
+RUNTIME_HEADERS = frozenset(("cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h", "vector_types.h",
+                             "vector_functions.h", "driver_types.h", "builtin_types.h"))
+STANDARD_HEADERS = frozenset([c + ".h" for c in _C] + list(_CXX)) | RUNTIME_HEADERS
+# What ships with CUDA beyond its runtime, by a header's path below an include folder: its first
+# folder or its file name (cub/..., cuda/std/..., cooperative_groups.h, mma.h, cuda_fp16.h, cublas_v2.h).
+_LIBRARY_PATH = re.compile(r"(cub|thrust|cuda|nv|nvtx3|cooperative_groups|cutlass|cute|cccl)(/|$)|"
+                           r"(cooperative_groups|mma|crt/mma|sm_\d+_intrinsics|cuda_(fp\d+|bf16|awbarrier|pipeline|occupancy|device_runtime|texture|surface)\w*|"
+                           r"cu(blas|fft|rand|sparse|solver|dnn|tensor|file|pti|Complex)\w*|nv(rtc|ToolsExt|jpeg|ml|functional)\w*|"
+                           r"npp\w*|sm_\w+)(\.h|\.hpp|\.cuh)?$")
+# Where a system's own headers live (the C library, POSIX, the compiler's), outside the CUDA toolkit.
+SYSTEM_DIRS = ("/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib64/gcc", "/usr/libexec/gcc",
+               "/usr/lib/clang", "/usr/lib/llvm")
 
 
 def strip_code(text: str) -> list[str]:
@@ -124,6 +153,81 @@ def preprocessed_lines(text: str, source: str) -> dict[int, list[str]]:
     return out
 
 
+_MARKER = re.compile(r'#\s*(\d+)\s+"((?:[^"\\]|\\.)*)"((?:\s+\d)*)\s*$')
+
+
+def included_files(text: str, source: str) -> dict[int, str]:
+    """{0-based line of SOURCE: the file its #include entered}, from a preprocessor's line markers
+    (`# 1 "/usr/include/unistd.h" 1` entering a file from SOURCE, `# N "SOURCE" 2` back on the line
+    after the #include); a relative path made absolute from SOURCE's folder. A file its include
+    guard skips leaves no marker."""
+    out: dict[int, str] = {}
+    here, entered = False, None
+    for raw in text.split("\n"):
+        m = _MARKER.match(raw)
+        if not m:
+            continue
+        name, flags = m.group(2), m.group(3).split()
+        if here and "1" in flags and entered is None and not name.startswith("<"):
+            entered = name
+        elif name == source and "2" in flags and entered is not None:
+            out[int(m.group(1)) - 2] = os.path.normpath(os.path.join(os.path.dirname(source), entered))
+            entered = None
+        here = name == source
+    return out
+
+
+def toolkit_dirs(texts: list[str], nvcc: str | None = None) -> list[str]:
+    """The CUDA toolkit's include folders: where cuda_runtime.h resolved in TEXTS (nvcc includes it
+    in every file), and beside NVCC (its ../include and ../targets/*/include)."""
+    found = {os.path.dirname(os.path.normpath(p)) for t in texts
+             for p in re.findall(r'^#\s*\d+\s+"([^"]*/cuda_runtime\.h)"', t, re.M)}
+    if nvcc:
+        top = os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))
+        found |= {os.path.join(top, "include")} | set(glob.glob(os.path.join(top, "targets", "*", "include")))
+    return sorted(found)
+
+
+def _below(path: str, folder: str) -> str | None:
+    """PATH relative to FOLDER when it lies below it, else None."""
+    folder = folder.rstrip("/")
+    return path[len(folder) + 1:] if folder and path.startswith(folder + "/") else None
+
+
+def library_path(name: str) -> bool:
+    """Whether a header's path (below an include folder, or as written: from any of its folders on)
+    names a library that ships with CUDA beyond its runtime (cub/, thrust/, cuda/, mma.h, cuda_fp16.h ...)."""
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    return any(_LIBRARY_PATH.match("/".join(parts[k:])) for k in range(len(parts)))
+
+
+def foreign_header(path: str, toolkit: list[str], allowed: list[str]) -> str | None:
+    """Why the header the preprocessor resolved at PATH does not belong in a submission, or None.
+    Allowed: the CUDA runtime's headers in the toolkit's include folders (TOOLKIT), anything below
+    ALLOWED (the submission's folder, the course's common/ and harness/), and the system's headers
+    (SYSTEM_DIRS: the C and C++ libraries, POSIX) but a CUDA library installed there. Each path is
+    judged as written and with its links followed (/usr/local/cuda/include is one)."""
+    forms = [os.path.normpath(path)]
+    forms.append(os.path.realpath(forms[0]))
+    tk = sorted({f for d in toolkit for f in (os.path.normpath(d), os.path.realpath(d))})
+    for p in forms:
+        for d in tk:
+            rel = _below(p, d)
+            if rel is None:
+                continue
+            if any(d == s or _below(d, s) is not None for s in SYSTEM_DIRS) and not library_path(rel):
+                continue  # a toolkit installed among the system's headers: its libraries told by name
+            return None if rel in RUNTIME_HEADERS else "a header of the CUDA toolkit beyond its runtime"
+    if any(_below(p, d) is not None for p in forms for d in allowed):
+        return None
+    for p in forms:
+        for d in SYSTEM_DIRS:
+            rel = _below(p, d)
+            if rel is not None:
+                return "a header of a CUDA library" if library_path(rel) else None
+    return "a header from outside the submission and the course"
+
+
 def _fold(line: str) -> str:
     return " ".join(line.split())
 
@@ -162,10 +266,34 @@ def _names(line: str, pre: list[dict[int, list[str]]], number: int, aliases: set
     return found
 
 
+LIBRARY_BY_NAME = "its path names a library that ships with CUDA"
+
+
+def include_problem(header: str, resolved: dict[int, str | None] | None, line: int) -> str | None:
+    """Why a student's #include (HEADER as written, <x> or "x", on 0-based LINE) brings in code that
+    may do an exercise's work, or None. A library that ships with CUDA named in its path is one
+    wherever it resolves; else where the preprocessor resolved it decides (RESOLVED: {line: why
+    not, or None}, from foreign_header; a line with no entry, a file its guard skipped, is allowed).
+    Without preprocessed text (RESOLVED None) a quote include by an absolute path or through `..`
+    is taken for one from outside the submission and the course."""
+    name = header[1:-1]
+    if library_path(name):
+        return LIBRARY_BY_NAME
+    if header.startswith("<") and name in STANDARD_HEADERS:
+        return None  # (wherever this system keeps its C and C++ libraries)
+    if resolved is not None:
+        return resolved.get(line)
+    if header.startswith('"') and (name.startswith("/") or ".." in name.replace("\\", "/").split("/")):
+        return "a header from outside the submission and the course"
+    return None
+
+
 def shortcuts(lesson_text: str, submission_text: str, lesson_pre: list[dict[int, list[str]]],
-              submission_pre: list[dict[int, list[str]]]) -> list[tuple[int, str, str]]:
+              submission_pre: list[dict[int, list[str]]],
+              resolved: dict[int, str | None] | None = None) -> list[tuple[int, str, str]]:
     """[(0-based line, exercise id or '', what)] for each line of the student's that uses a library
-    (what: "`cub`", "#include <mma.h>"). *_PRE: the preprocessed passes (preprocessed_lines), [] for none."""
+    (what: "`cub`", "#include <mma.h>"). *_PRE: the preprocessed passes (preprocessed_lines), [] for
+    none; RESOLVED: where the submission's #includes resolved (include_problem), None when unknown."""
     lesson, sub = strip_code(lesson_text), strip_code(submission_text)
     matched = course_lines(lesson, sub)
     aliases = aliases_of(lesson + sub)
@@ -178,18 +306,22 @@ def shortcuts(lesson_text: str, submission_text: str, lesson_pre: list[dict[int,
         if i in matched:
             names -= _names(lesson[matched[i]], lesson_pre, matched[i], aliases)
         header = include_of(raw[i]) if i < len(raw) and i not in matched else None
-        if header and header not in lesson_includes and header.strip('<>"') not in STANDARD_HEADERS:
-            out.append((i, where.get(i, ""), "#include %s" % header))
+        if header and header not in lesson_includes:
+            why = include_problem(header, resolved, i)
+            if why:
+                by_name = why == LIBRARY_BY_NAME
+                out.append((i, where.get(i, ""), "#include %s%s" % (header[:200], "" if by_name else " (%s)" % why)))
         if names:
             out.append((i, where.get(i, ""), ", ".join("`%s`" % n[:40] for n in sorted(names))))
     return out
 
 
 def findings(lesson_text: str, submission_text: str, lesson_pre: list[dict[int, list[str]]],
-             submission_pre: list[dict[int, list[str]]], lesson_name: str) -> list[str]:
+             submission_pre: list[dict[int, list[str]]], lesson_name: str,
+             resolved: dict[int, str | None] | None = None) -> list[str]:
     """The cell's findings: one per exercise region whose code uses a library, then one for the
     student's lines outside the regions (new includes, helpers, macros, aliases)."""
-    found = shortcuts(lesson_text, submission_text, lesson_pre, submission_pre)
+    found = shortcuts(lesson_text, submission_text, lesson_pre, submission_pre, resolved)
     out = []
     for ex in sorted({e for _, e, _ in found if e}) + ([""] if any(not e for _, e, _ in found) else []):
         mine = [(i, what) for i, e, what in found if e == ex]

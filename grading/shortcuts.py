@@ -77,9 +77,23 @@ def lesson_passes(g: Grading, nvcc: str, lesson: str) -> list[dict[int, list[str
         return out
 
 
-def submission_passes(g: Grading, cell: Cell, box: str, nvcc: str, notes: list[str]) -> list[dict[int, list[str]]]:
+def resolved_includes(texts: list[str], source: str, nvcc: str | None, course: str) -> dict[int, str | None]:
+    """{0-based line of SOURCE: why the file its #include entered does not belong (None: it does)},
+    from the preprocessed TEXTS (both sides) of SOURCE, compiled with COURSE's common/ and harness/."""
+    toolkit = library_use.toolkit_dirs(texts, nvcc)
+    allowed = [os.path.dirname(source), os.path.join(course, "common"), os.path.join(course, "harness")]
+    out: dict[int, str | None] = {}
+    for text in texts:
+        for line, path in library_use.included_files(text, source).items():
+            out[line] = out.get(line) or library_use.foreign_header(path, toolkit, allowed)
+    return out
+
+
+def submission_passes(g: Grading, cell: Cell, box: str, nvcc: str, notes: list[str],
+                      resolved: dict[int, str | None]) -> list[dict[int, list[str]]]:
     """The submission's main.cu preprocessed (device and host side) by nvcc -E in the cell's sandbox;
-    [] when it could not be (the source lines are still judged; the note says why)."""
+    [] when it could not be (the source lines are still judged; the note says why). RESOLVED gets
+    where its #includes resolved (resolved_includes)."""
     source = os.path.join(box, "src", "main.cu")
     out_dir = os.path.join(box, "build", "shortcuts")
     step = g.box.run(cell.dir, cell.number, "preprocess", PREPROCESS_LIMIT_S, "compile",
@@ -87,6 +101,7 @@ def submission_passes(g: Grading, cell: Cell, box: str, nvcc: str, notes: list[s
                      None, cap=1 << 16, background=True)
     passes = []
     if step.started and step.rc == 0 and not step.timed_out:
+        texts = []
         for side in ("device", "host"):
             text = _read_capped(os.path.join(out_dir, side + ".ii"))
             if text is None:
@@ -94,6 +109,8 @@ def submission_passes(g: Grading, cell: Cell, box: str, nvcc: str, notes: list[s
                              % (side, MAX_PREPROCESSED >> 20))
                 return []
             passes.append(library_use.preprocessed_lines(text, source))
+            texts.append(text)
+        resolved.update(resolved_includes(texts, source, nvcc, g.course.view))
     else:
         notes.append("nvcc -E did not finish (exit %d%s; see preprocess.log): the source lines alone were judged"
                      % (step.rc, ", time limit" if step.timed_out else ""))
@@ -115,6 +132,7 @@ def library_findings(g: Grading, cell: Cell, box: str, notes: list[str]) -> list
     nvcc = find_cuda_tool("nvcc", "CUDACXX")
     lesson_pre: list[dict[int, list[str]]] = []
     sub_pre: list[dict[int, list[str]]] = []
+    resolved: dict[int, str | None] = {}
     if nvcc is None:
         notes.append("no nvcc found: the source lines alone were judged, not their preprocessed text")
     else:
@@ -122,10 +140,10 @@ def library_findings(g: Grading, cell: Cell, box: str, notes: list[str]) -> list
         if not lesson_pre:
             notes.append("the lesson's own main.cu could not be preprocessed (grader): the source lines alone were judged")
         else:
-            sub_pre = submission_passes(g, cell, box, nvcc, notes)
+            sub_pre = submission_passes(g, cell, box, nvcc, notes, resolved)
     if not sub_pre:
         lesson_pre = []
-    return library_use.findings(lesson_text, submission, lesson_pre, sub_pre, cell.lesson)
+    return library_use.findings(lesson_text, submission, lesson_pre, sub_pre, cell.lesson, resolved if sub_pre else None)
 
 
 def precision_findings(g: Grading, cell: Cell, binary: str, notes: list[str]) -> list[str]:

@@ -63,11 +63,11 @@ def tile_trip() -> str:
 
     ix, iy, ox, oy = 60, 62, 560, 62  # the two thumbnails' corners
     thumbnail(ix, iy, "in (rows x cols)", t_rows, t_cols, (by, bx), "light_blue", "blue",
-              (f"tile row blockIdx.y = {by},", f"tile column blockIdx.x = {bx}"))
+              (f"block (bx, by) = ({bx}, {by}):", f"bx = blockIdx.x, by = blockIdx.y"))
     thumbnail(ox, oy, "out (cols x rows)", t_cols, t_rows, (bx, by), "light_orange", "orange",
-              (f"tile row {bx} = blockIdx.x,", f"tile column {by} = blockIdx.y"))
-    s.text(420, 70, "the same block writes the tile at the", size=11, anchor="middle", italic=True)
-    s.text(420, 85, "swapped position: block indices swap", size=11, anchor="middle", italic=True)
+              (f"block (by, bx) = ({by}, {bx})", "of out"))
+    s.text(420, 70, "the same block writes its tile to", size=11, anchor="middle", italic=True)
+    s.text(420, 85, "the swapped position: x and y swap", size=11, anchor="middle", italic=True)
     s.line(330, 100, 535, 100, stroke="ink", width=1, arrow=True, dash="4,3")
 
     # --- the three tiles, large: in's tile, the shared tile, out's tile
@@ -275,8 +275,8 @@ def float4_tile() -> str:
     s.text(20, top + 18, "Numbers: launch order (blockIdx.x fastest). Shaded: the first four, which start "
                          "together (observed, not promised).", size=12)
     rt, ct, first, th = 4, 5, 4, 22
-    for k, (column, name) in enumerate(((False, "row order: blockIdx.x = tile column"),
-                                        (True, "column order: blockIdx.x = tile row"))):
+    for k, (column, name) in enumerate(((False, "row order: blockIdx.x walks a row of tiles"),
+                                        (True, "column order: blockIdx.x walks a column of tiles"))):
         order = tile_order(column, rt, ct)
         bx0 = 30 + k * 380
         by0 = top + 48

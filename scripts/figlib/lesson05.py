@@ -280,7 +280,7 @@ def register_tile() -> str:
     y = cy + bm * p + 62
     s.text(12, y, f"For each k: {loads} float4 loads from shared memory ({tm} values of A, {tn} of B), then "
                   f"{tm * tn} FMAs on registers:", size=13)
-    s.text(12, y + 18, f"one 16-byte shared load per {tm * tn // loads} FMAs. matmul_tiled needs 2 shared loads "
+    s.text(12, y + 18, f"one shared value per {tm * tn // (tm + tn)} FMAs, where matmul_tiled reads 2 shared values "
                        "for every FMA.", size=13)
     return s.to_string()
 

@@ -372,6 +372,40 @@ class Thresholds(unittest.TestCase):
             self.assertEqual(f.read(), speed_thresholds.render(rows, speed_thresholds.SOURCES))
 
 
+class IdeaMissedOnTheGpu(unittest.TestCase):
+    """The score class's row pointless-2 / 03_dynamic_shared (03.records straight from global memory,
+    no shared buffer), graded on an H200 by `make_score_class.sh`: the speed witness's times of its
+    cell (witness.log) and its compiled kernel's facts. nvcc 13.0 gives that kernel the same 1 KiB of
+    shared memory as the solution's (every kernel of a file that declares `extern __shared__` shows
+    the reservation), so the rubric's shared-bytes rule was met and the row scored 92% at 84% speed;
+    the stores to shared memory (none: no STS, no LDS, no barrier) see the idea missed."""
+    # witness 03.X: the course's kernel ms, copy ms, yours ms
+    WITNESS = {"03.tile": (0.114, 0.070, 0.115520), "03.tile_in_flight": (0.085, 0.070, 0.085472),
+               "03.records": (0.118, 0.116, 0.140352)}
+
+    def test_its_speed_earns_nothing_and_the_row_scores_below_85(self):
+        speed = [{"exercise": ex, "test_case": "speed: " + ex, "kernel": "k", "ceiling": "copy",
+                  "submission": {"ms": yours, "ceiling_ms": copy}, "solution": {"ms": course, "ceiling_ms": copy}}
+                 for ex, (course, copy, yours) in self.WITNESS.items()]
+        facts, problem = evidence.static_facts(dumps=os.path.join(RECORDED, "03_solution"))
+        self.assertIsNone(problem)
+        name = next(n for n in facts["kernels"] if n.startswith("_Z25reverse_records_in_blocks"))
+        self.assertEqual(facts["kernels"][name]["shared"], 1024)  # the pointless kernel's too
+        facts["sass"][name] = [i for i in facts["sass"][name] if not i[0].startswith(("STS", "LDS", "BAR"))]
+        result = evidence.judge(load("03_dynamic_shared"), speed, facts)
+        records = next(r for r in result["rules"] if r["kind"] == "speed" and r["exercise"] == "03.records")
+        self.assertAlmostEqual(records["ratio"], 0.118 / 0.140352)  # 84%, as the row showed
+        self.assertEqual((result["speed_credit"], result["speed_exercise"]), (0.0, "03.records"))
+        self.assertIn("the idea of 03.records", records["words"])
+        rec = score.record_values(result)
+        self.assertEqual(rec["rules"], "4/6")  # the stores and the barrier short
+        self.assertLess(score.cell_score(True, rec), 0.85)
+        # the solution's own facts keep full credit at full speed
+        good, _ = evidence.static_facts(dumps=os.path.join(RECORDED, "03_solution"))
+        fast = [dict(e, submission=e["solution"]) for e in speed]
+        self.assertEqual(score.cell_score(True, score.record_values(evidence.judge(load("03_dynamic_shared"), fast, good))), 1.0)
+
+
 class ScoreClass(unittest.TestCase):
     """scripts/make_score_class.sh: the GPU class it writes, and --check on a gradebook."""
     SCRIPT = os.path.join(REPO, "scripts", "make_score_class.sh")

@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-from grading import library_use, precision  # noqa: E402
+from grading import library_use, precision, shortcuts  # noqa: E402
 from grading.static_evidence import find_cuda_tool  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -182,6 +182,121 @@ class LibraryRule(unittest.TestCase):
             passes.append([library_use.preprocessed_lines(out, path)])
         f = self.judge(text, passes)
         self.assertTrue(f and f[0].startswith("04.tree: a library does the exercise's work (`cub` at main.cu:"), f)
+
+
+# Headers a submission may include (standard, POSIX, the runtime's, the course's own), and what
+# brings in a library's work.
+ALLOWED = ["<filesystem>", "<span>", "<bit>", "<numbers>", "<concepts>", "<ranges>", "<compare>", "<charconv>",
+           "<source_location>", "<unistd.h>", "<sys/prctl.h>", "<dlfcn.h>", "<sys/resource.h>", "<pthread.h>",
+           "<cuda_runtime.h>", "<cuda_runtime_api.h>", '"timer.cuh"', '"cuda_check.cuh"', "<math.h>", "<cstdio>"]
+FLAGGED = ["<cub/cub.cuh>", "<thrust/reduce.h>", "<cuda/std/atomic>", "<cuda/atomic>", "<cooperative_groups.h>",
+           "<cooperative_groups/reduce.h>", "<mma.h>", "<cuda_fp16.h>", "<cuda_bf16.h>", "<cuda_fp8.h>", "<cublas_v2.h>"]
+
+
+class IncludeRule(unittest.TestCase):
+    """Where a header resolves decides (the preprocessor's line markers), not its name alone."""
+    TK = ["/usr/local/cuda/targets/x86_64-linux/include"]
+    OK = ["/box/src", "/course/common", "/course/harness"]
+
+    def test_the_markers_name_the_file_each_include_entered(self):
+        text = ('# 1 "/box/src/main.cu"\n# 1 "<built-in>" 1\n# 1 "/cuda/include/cuda_runtime.h" 1\n'
+                '# 2 "<built-in>" 2\n# 1 "/box/src/main.cu"\nint a;\n# 1 "/usr/include/unistd.h" 1 3 4\n'
+                '# 1 "/usr/include/features.h" 1 3 4\n# 2 "/usr/include/unistd.h" 2 3 4\n# 3 "/box/src/main.cu" 2\n'
+                '# 1 "/box/src/../../tmp/x.h" 1\nint x;\n# 7 "/box/src/main.cu" 2\n')
+        self.assertEqual(library_use.included_files(text, "/box/src/main.cu"), {1: "/usr/include/unistd.h", 5: "/tmp/x.h"})
+        self.assertEqual(library_use.toolkit_dirs([text]), ["/cuda/include"])
+
+    def test_where_a_header_resolves(self):
+        for path in ("/usr/include/unistd.h", "/usr/include/x86_64-linux-gnu/sys/prctl.h", "/usr/include/c++/13/filesystem",
+                     "/usr/lib/gcc/x86_64-linux-gnu/13/include/stddef.h", "/course/common/timer.cuh",
+                     self.TK[0] + "/cuda_runtime_api.h", "/box/src/helper.cuh"):
+            self.assertIsNone(library_use.foreign_header(path, self.TK, self.OK), path)
+        for path in (self.TK[0] + "/cub/cub.cuh", self.TK[0] + "/mma.h", self.TK[0] + "/cuda_fp16.h",
+                     self.TK[0] + "/math_constants.h", "/box/src/../../../usr/local/cuda/targets/x86_64-linux/include/crt/x.h"):
+            self.assertIn("CUDA toolkit", library_use.foreign_header(path, self.TK, self.OK), path)
+        self.assertIn("CUDA library", library_use.foreign_header("/usr/include/thrust/reduce.h", self.TK, self.OK))
+        for path in ("/tmp/x.h", "/course/lessons/04_reduction/main.cu", "/subs/Ada/04_reduction/main.cu"):
+            self.assertIn("outside the submission", library_use.foreign_header(path, self.TK, self.OK), path)
+        # a toolkit installed among the system's headers (/usr/include): its libraries told by name
+        self.assertIsNone(library_use.foreign_header("/usr/include/unistd.h", ["/usr/include"], self.OK))
+        self.assertIsNotNone(library_use.foreign_header("/usr/include/cub/cub.cuh", ["/usr/include"], self.OK))
+
+    def test_by_name_without_preprocessed_text(self):
+        for h in ALLOWED:
+            self.assertIsNone(library_use.include_problem(h, None, 0), h)
+        for h in FLAGGED + ['"../../../usr/local/cuda/include/cub/cub.cuh"', '"/tmp/x.h"', '"../other/main.cu"']:
+            self.assertIsNotNone(library_use.include_problem(h, None, 0), h)
+
+
+@unittest.skipUnless(find_cuda_tool("nvcc", "CUDACXX"), "no nvcc")
+class IncludesPreprocessed(unittest.TestCase):
+    """The attack suite's honest includes (atk03-05, 07, 08, 11, 19, 20: <filesystem>, <unistd.h>,
+    <sys/prctl.h>, <dlfcn.h>, "timer.cuh") and the libraries, through nvcc -E as grading/shortcuts.py
+    runs it: one line each at the top of lesson 01's main.cu."""
+
+    def judge(self, headers, extra="", lesson="01_naive_transpose", after=""):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        src = os.path.join(d, "src")
+        os.mkdir(src)
+        with open(os.path.join(REPO, "lessons", lesson, "main.cu")) as f:
+            lesson = f.read()
+        text = "".join("#include %s\n" % h for h in headers) + extra + lesson + after
+        path = os.path.join(src, "main.cu")
+        with open(path, "w") as f:
+            f.write(text)
+        nvcc = find_cuda_tool("nvcc", "CUDACXX")
+        script = shortcuts.preprocess_script()
+        subprocess.run(["bash", "-c", script, "pre", nvcc, "-arch=sm_90", REPO, path, os.path.join(d, "out")], check=True,
+                       capture_output=True)
+        texts = []
+        for side in ("device", "host"):
+            with open(os.path.join(d, "out", side + ".ii")) as f:
+                texts.append(f.read())
+        passes = [library_use.preprocessed_lines(t, path) for t in texts]
+        resolved = shortcuts.resolved_includes(texts, path, nvcc, REPO)
+        return library_use.shortcuts(lesson, text, [], passes, resolved), d
+
+    def test_the_attack_rows_that_include_system_headers(self):
+        """atk03-05, 07, 08, 11 (lesson 01) and atk19, 20 (lesson 02) of tests/grading/attacks, built
+        as scripts/make_test_submissions.sh builds them (the attack after the lesson's main.cu): no
+        library finding (the first GPU run found <filesystem>, <unistd.h>, <sys/prctl.h>, <dlfcn.h>
+        and "timer.cuh" there)."""
+        for lesson, name in (("01_naive_transpose", "tamper"), ("01_naive_transpose", "course_write"),
+                             ("01_naive_transpose", "read_other"), ("01_naive_transpose", "escape"),
+                             ("01_naive_transpose", "fork_bomb"), ("01_naive_transpose", "transcript_flood"),
+                             ("02_shared_transpose", "forge_macro"), ("02_shared_transpose", "forge_interpose")):
+            with open(os.path.join(REPO, "tests", "grading", "attacks", name + ".cu")) as f:
+                code = f.read()
+            with self.subTest(name=name):
+                found, _ = self.judge([], "", lesson=lesson, after="\n\n" + code)
+                self.assertEqual(found, [])
+
+    def test_the_honest_includes_pass(self):
+        found, _ = self.judge(ALLOWED)
+        self.assertEqual(found, [])
+
+    def test_each_library_header_is_named(self):
+        found, _ = self.judge(FLAGGED)
+        self.assertEqual(sorted({i for i, _, what in found if what.startswith("#include")}), list(range(len(FLAGGED))))
+
+    def test_a_relative_path_into_the_toolkit_and_a_link_to_it(self):
+        nvcc = find_cuda_tool("nvcc", "CUDACXX")
+        tk = library_use.toolkit_dirs([], nvcc)[0]
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        cub = [p for p in (os.path.join(tk, "cub", "cub.cuh"), os.path.join(tk, "cccl", "cub", "cub.cuh")) if os.path.exists(p)]
+        rel = os.path.relpath(cub[0], "/")  # (CUDA 13 keeps CUB in include/cccl/)
+        os.symlink(os.path.realpath(tk), os.path.join(d, "tk"))
+        with open(os.path.join(d, "x.h"), "w") as f:
+            f.write("inline int outside() { return 1; }\n")
+        headers = ['"../../../../../../../../../../%s"' % rel, '"%s/tk/math_constants.h"' % d, '"%s/x.h"' % d]
+        found, _ = self.judge(headers)
+        whats = {i: what for i, _, what in found}
+        self.assertEqual(sorted(whats), [0, 1, 2], found)
+        self.assertIn("#include %s" % headers[0], whats[0])
+        self.assertIn("a header of the CUDA toolkit beyond its runtime", whats[1])
+        self.assertIn("a header from outside the submission and the course", whats[2])
 
 
 if __name__ == "__main__":
