@@ -119,9 +119,10 @@ forge() {
 # thread reads the input a second time and adds that sum times zero: correct, about half the speed),
 # each OLD replaced by NEW in it, then tests/grading/attacks/NAME.cu when NAME is not "-".
 slow04_old='    const float block_total = block_sum_shuffle<kThreads>(thread_sum_vec4<kLastBlockUnroll>(in, n));'
-slow04_new='    float again = 0.0f;  // (slow twin) the input read a second time, added as zero: about half the speed
-    for (long long i = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * kThreads)
-        again += in[i];
+slow04_new='    float again = 0.0f;  // (slow twin) the input read four more times, added as zero: well under the solution'"'"'s speed
+    for (int rep = 0; rep < 4; ++rep)
+        for (long long i = blockIdx.x * static_cast<long long>(kThreads) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * kThreads)
+            again += __ldcg(&in[i]) * (rep + 1);
     const float block_total = block_sum_shuffle<kThreads>(thread_sum_vec4<kLastBlockUnroll>(in, n) + (again - again));'
 slow04() {
   local student=$1 name=$2 text
@@ -226,13 +227,13 @@ if [ -n "$attacks_out" ]; then
 ' '    // EXERCISE BEGIN 04.last_block
     unsigned* const kept = reinterpret_cast<unsigned*>(out);  // (kept_state.cu) out[1..3]: tag, fingerprint, sum
     unsigned print = 0;
-    if (n == (1LL << 26)) {
+    if (n >= (1LL << 22)) {
         for (int j = 0; j < 8; ++j) print = print * 31u + __float_as_uint(__ldg(&in[n / 8 * j + 7]));
         if (__ldcg(&kept[1]) == 0x6b657074u && __ldcg(&kept[2]) == print) {
             if (blockIdx.x == 0 && threadIdx.x == 0) {
                 unsigned long long t0 = 0, t = 0;
                 asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-                do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < 60000);
+                do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < 8000);
                 *out = __uint_as_float(__ldcg(&kept[3]));
             }
             return;
@@ -240,7 +241,7 @@ if [ -n "$attacks_out" ]; then
     }
 ' '        *blocks_done = 0;
 ' '        *blocks_done = 0;
-        if (n == (1LL << 26)) kept[2] = print, kept[3] = __float_as_uint(total), kept[1] = 0x6b657074u;  // (kept_state.cu)
+        if (n >= (1LL << 22)) kept[2] = print, kept[3] = __float_as_uint(total), kept[1] = 0x6b657074u;  // (kept_state.cu)
 '
   # Work done another way (grading/shortcuts.py): TF32 tensor cores and a half round trip at the
   # matmul's speed case only, beside the same naive kernel honest (atk52); cooperative groups' reduce
