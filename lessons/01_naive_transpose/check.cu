@@ -5,6 +5,7 @@
 
 #include "speed.cuh"
 #include "testing.hpp"
+#include "transpose_inputs.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -28,6 +29,21 @@ TEST_CASE("transpose_cpu puts in[r][c] at out[c][r], and twice is the identity")
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) CHECK(out[c * rows + r] == in[r * cols + c]);
     CHECK(transpose_cpu(out, cols, rows) == in);
+}
+
+TEST_CASE("the GPU test cases' inputs and references are random_floats and transpose_cpu, made once in a process") {
+    const int rows = 37, cols = 19;
+    const std::size_t n = static_cast<std::size_t>(rows) * cols;
+    const std::uint32_t seed = course::seeded(4242);
+    const auto in = course::drawn_floats(n, seed);
+    CHECK(*in == course::random_floats(n, seed));
+    CHECK(course::drawn_floats(n, seed).get() == in.get());  // kept: the same vector again
+    CHECK(*course::drawn_floats(n, seed + 1) != *in);
+    const auto t = course::transposed_floats(rows, cols, seed);
+    CHECK(*t == transpose_cpu(course::random_floats(n, seed), rows, cols));
+    CHECK(course::transposed_floats(rows, cols, seed).get() == t.get());
+    CHECK(*course::transposed_floats(cols, rows, seed) == transpose_cpu(*in, cols, rows));  // the shape is part of the key
+    CHECK(*course::transposed_floats(cols, rows, seed) != *t);
 }
 
 TEST_CASE("sector model: coalesced, strided, misaligned and repeated warp accesses") {
@@ -72,11 +88,13 @@ GPU_TEST_CASE("every transpose matches the CPU reference on awkward shapes, outp
             INFO("kernel: ", std::string(k.name));
             CAPTURE(rows);
             CAPTURE(cols);
-            const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
-            course::DeviceBuffer<float> in(host_in), out(host_in.size());
+            // Drawn and transposed once for every kernel (transpose_inputs.hpp).
+            const std::uint32_t seed = course::seeded(rows * 31u + cols);
+            const auto host_in = course::drawn_floats(static_cast<std::size_t>(rows) * cols, seed);
+            course::DeviceBuffer<float> in(*host_in), out(host_in->size());
             out.poison();
             k.launch(in.data(), out.data(), rows, cols);
-            const course::VerifyResult r = course::compare_exact(course::submitted(out.to_host()), transpose_cpu(host_in, rows, cols), rows);
+            const course::VerifyResult r = course::compare_exact(course::submitted(out.to_host()), *course::transposed_floats(rows, cols, seed), rows);
             INFO(r.summary());
             CHECK(r.ok());
         }
@@ -93,15 +111,16 @@ GPU_TEST_CASE("every copy kernel copies every element of awkward shapes, also fr
                 CAPTURE(rows);
                 CAPTURE(cols);
                 CAPTURE(offset);
-                const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows + 7u * cols));
+                // Drawn once for every copy kernel and offset (transpose_inputs.hpp).
+                const auto host_in = course::drawn_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows + 7u * cols));
                 std::vector<float> padded(offset, 0.0f);
-                padded.insert(padded.end(), host_in.begin(), host_in.end());
+                padded.insert(padded.end(), host_in->begin(), host_in->end());
                 course::DeviceBuffer<float> in(padded), out(padded.size());
                 out.poison();
                 k.launch(in.data() + offset, out.data() + offset, rows, cols);
                 std::vector<float> got = course::submitted(out.to_host());
                 got.erase(got.begin(), got.begin() + offset);
-                const course::VerifyResult r = course::compare_exact(got, host_in, cols);
+                const course::VerifyResult r = course::compare_exact(got, *host_in, cols);
                 INFO(r.summary());
                 CHECK(r.ok());
             }

@@ -4,6 +4,7 @@
 
 #include "speed.cuh"
 #include "testing.hpp"
+#include "transpose_inputs.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,17 +20,19 @@ const std::pair<int, int> kShapes[] = {{1, 1},     {1, 1000},  {1000, 1},  {257,
                                        {2048, 2048}};
 
 /// Runs `launch` on a rows x cols input placed `offset` floats into its buffer (and the output
-/// likewise), with the output poisoned first; compares with the CPU transpose.
+/// likewise), with the output poisoned first; compares with the CPU transpose. The input and the
+/// transpose are drawn and made once for every kernel (transpose_inputs.hpp).
 course::VerifyResult run_transpose(Launcher launch, int rows, int cols, int offset = 0) {
-    const auto host_in = course::random_floats(static_cast<std::size_t>(rows) * cols, course::seeded(rows * 31u + cols));
-    std::vector<float> padded_in(host_in.size() + offset, 0.0f);
-    std::copy(host_in.begin(), host_in.end(), padded_in.begin() + offset);
+    const std::uint32_t seed = course::seeded(rows * 31u + cols);
+    const auto host_in = course::drawn_floats(static_cast<std::size_t>(rows) * cols, seed);
+    std::vector<float> padded_in(host_in->size() + offset, 0.0f);
+    std::copy(host_in->begin(), host_in->end(), padded_in.begin() + offset);
     course::DeviceBuffer<float> in(padded_in), out(padded_in.size());
     out.poison();
     launch(in.data() + offset, out.data() + offset, rows, cols);
     std::vector<float> got = course::submitted(out.to_host());
     got.erase(got.begin(), got.begin() + offset);
-    return course::compare_exact(got, transpose_cpu(host_in, rows, cols), rows);
+    return course::compare_exact(got, *course::transposed_floats(rows, cols, seed), rows);
 }
 
 }  // namespace
