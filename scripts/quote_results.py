@@ -578,6 +578,10 @@ def render_file(path, text, sources, errors, listing=None):
         out.append(INLINE.sub(fill, line))
         if "<!-- q:" in INLINE.sub("", line) or "<!-- /q -->" in INLINE.sub("", line):
             errors.append(f"{rel}:{i + 1}: a '<!-- q: ... -->' marker without its '<!-- /q -->' on the same line")
+        for mm in list(INLINE.finditer(line)) + list(NOT_MEASURED.finditer(line)):
+            if "--" in mm.group(1):
+                errors.append(f"{rel}:{i + 1}: a marker whose text holds '--': GitHub's Markdown (cmark-gfm) then "
+                              "shows the whole comment as text; write each '-' of it as \\x2d")
         for mm in NOT_MEASURED.finditer(line):
             if len(mm.group(1).strip()) < 5:
                 errors.append(f"{rel}:{i + 1}: '<!-- not measured: REASON -->' needs its reason")

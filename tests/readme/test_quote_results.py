@@ -109,6 +109,12 @@ class QuoteResultsTest(unittest.TestCase):
         self.assertIn('-->3963.0<!-- /q --> GB/s', text)
         self.assertIn('-->0.1355<!-- /q --> ms', text)
 
+    def test_a_marker_may_not_hold_two_dashes(self):
+        # cmark-gfm (GitHub) reads a comment holding "--" as text: the marker spells them \x2d.
+        rc, text, err = self.fill("x " + marker('grep("gpua/log.txt", r"^run (--x) ([0-9]+)")', "1") + "\n")
+        self.assertEqual(rc, 1)
+        self.assertIn("holds '--'", err)
+
     def test_rounds_half_up_as_the_csv_writes_it(self):
         # 97.85 is stored as a double just below 97.85; the lesson printed 97.9, and so must we.
         rc, text, err = self.fill(marker('pct("gpua", "01", "fast")') + "\n")
