@@ -5,9 +5,9 @@
 // fewer, fuller blocks (add during load, grid-stride loop), warp shuffles, float4 loads, and a
 // "last block" finish that makes the fastest version a single launch; CUB as the ceiling; and what
 // one atomicAdd to one address costs, which is why one atomic per block loses to a relaunch.
-// The Parallel Patterns blog's "6x faster than the CPU" for one atomic per element, its 1M floats
-// and its tree that stops at one sum per block are tested here (README.md, "Why"); going_further/
-// times the first and runs two broken barriers under compute-sanitizer.
+// going_further/ tests the Parallel Patterns blog's "6x faster than the CPU" for one atomic per
+// element (at 2^26 floats and at the blog's 1M), and runs two broken barriers under
+// compute-sanitizer.
 // Leaves out: grid-wide sync (cooperative launches), Kahan summation. Read next: going_further/,
 // lessons/05_tiled_matmul; CUDA C++ Programming Guide, "Synchronization Functions"; Higham, ch. 4.
 #include "float_sum.hpp"
