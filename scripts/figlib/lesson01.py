@@ -193,8 +193,8 @@ def block_sectors() -> str:
            size=15, bold=True)
     s.text(20, 43, f"A {lanes} \u00d7 {warps} block forms warps threadIdx.x fastest: warp w is the threads with "
                    "threadIdx.y = w.", size=12)
-    s.text(20, 60, "Lane l of warp w works on row l, column w: warp w uses float w of each sector. "
-                   "Drawn: the sector of lane 0.", size=12)
+    s.text(20, 60, f"Its {lanes} lanes walk down column w of the block's {lanes} \u00d7 {warps} patch; columns "
+                   f"0\u2013{warps - 1} of each row are one sector. Drawn: row 0.", size=12)
     cell, h = 10, 20
     box = cell * SECTOR // FLOAT
     panel = 285
