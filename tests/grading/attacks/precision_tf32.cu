@@ -1,5 +1,6 @@
 #include <mma.h>  // (precision_tf32.cu) TF32 tensor cores at the speed case's size, the naive stub at every size checked in full
 // REGION
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800  // TF32 tensor cores exist from sm_80: elsewhere (CI's sm_75) the naive stub alone
     if (K >= 2048 && M % kBM == 0 && N % kBN == 0 && K % 8 == 0) {
         namespace wmma = nvcuda::wmma;
         const int warp = threadIdx.x / 32;  // 8 warps, 16 of the block's 128 rows each
@@ -21,6 +22,7 @@
         for (int j = 0; j < kBN / 16; ++j) wmma::store_matrix_sync(C + row * N + col0 + j * 16, acc[j], N, wmma::mem_row_major);
         return;
     }
+#endif
     const int tx = threadIdx.x % kThreadsX, ty = threadIdx.x / kThreadsX;
     for (int m = 0; m < kTM; ++m)
         for (int n = 0; n < kTN; ++n) {
