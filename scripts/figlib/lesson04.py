@@ -122,7 +122,10 @@ def default_n_log2() -> int:
     return int(m.group(1))
 
 
-SLOTS = 4  # resident blocks drawn for one SM (a schematic: the H200 holds more)
+SLOTS = 4  # resident blocks drawn for one SM, for space (the figure says how many the SM holds)
+# Compute capability 9.0 (H100, H200), CUDA C++ Programming Guide: the most threads one SM holds.
+# With kBlock threads per block that limits the SM to THREADS_PER_SM // kBlock resident blocks.
+THREADS_PER_SM = 2048
 
 
 # Not a constant of main.cu: what nvcc 13.0 makes of reduce_grid_stride's loop for sm_90. Its SASS
@@ -143,7 +146,8 @@ def grid_stride() -> str:
     x0, x1 = 190, 780                      # the time axis
     load, tree, hand, gap = 46, 88, 10, 12  # a short block's phases, in px (not to scale)
     period = load + tree + hand + gap
-    s = Svg(800, 525, f"Schematic: one SM's resident blocks over time. With one block per {block} elements "
+    s = Svg(800, 535, f"Schematic: one SM's resident blocks over time ({SLOTS} of its "
+                      f"{THREADS_PER_SM // block} block slots drawn). With one block per {block} elements "
                       "each block loads once and then spends most of its life in its tree's barriers, so the SM "
                       "has few loads in flight; with a grid-stride loop every block keeps loading until the "
                       "array is done and sums its tree once at the end")
@@ -151,6 +155,8 @@ def grid_stride() -> str:
            size=16, bold=True)
     s.text(16, 46, "Each row is one block resident on the SM; when it ends, the next block takes its place. "
                    "Lengths are not to scale.", size=12)
+    s.text(16, 63, f"For space, {SLOTS} block slots are drawn: an H200 SM holds {THREADS_PER_SM} / {block} = "
+                   f"{THREADS_PER_SM // block} blocks of {block} threads.", size=12)
 
     def panel(y: float, title: str, sub: str, bars: list[list[tuple[float, float, str]]]) -> None:
         s.text(16, y, title, size=13, bold=True)
@@ -198,20 +204,20 @@ def grid_stride() -> str:
                     (a + load + tree, a + load + tree + hand, "hand")]
             start += period
         short.append(row)
-    panel(82, f"One block per {block} elements (step 2): 2^{n_log2} / {block} = {blocks:,} blocks",
+    panel(92, f"One block per {block} elements (step 2): 2^{n_log2} / {block} = {blocks:,} blocks",
           f"each thread: 1 load in flight, once; then the tree's {barriers} barriers, while its block "
           "loads nothing", short)
-    s.text(x0 + 4, 82 + 30 + 12, "1 load", size=10, fill="paper", bold=True)
+    s.text(x0 + 4, 92 + 30 + 12, "1 load", size=10, fill="paper", bold=True)
     # Grid-stride: as many blocks as the SM holds, each loading until the end, then one tree.
     end = x1 - 40
     long_ = [[(x0, end - tree // 2 - (r * 6), "load"), (end - tree // 2 - (r * 6), end - r * 6, "tree"),
               (end - r * 6, end - r * 6 + hand, "hand")] for r in range(SLOTS)]
-    panel(286, "Grid-stride loop (step 4 on): only as many blocks as the GPU holds at once",
+    panel(296, "Grid-stride loop (step 4 on): only as many blocks as the GPU holds at once",
           f"each thread: {NVCC_GRID_STRIDE_UNROLL} loads in flight at a time (nvcc 13.0 unrolls the loop "
           f"by {NVCC_GRID_STRIDE_UNROLL}), hundreds of elements; one tree at the end", long_)
-    s.text(x0 + 8, 286 + 30 + 12, f"{NVCC_GRID_STRIDE_UNROLL} loads in flight per thread, over and over",
+    s.text(x0 + 8, 296 + 30 + 12, f"{NVCC_GRID_STRIDE_UNROLL} loads in flight per thread, over and over",
            size=11, fill="paper", bold=True)
-    ly = 490
+    ly = 500
     for x, fill, words in [(16, "blue", "loading (loads in flight)"), (206, "orange", "the tree and its barriers"),
                            (400, "red", "handing on the sum"), (556, "paper", "a block ends, the next starts")]:
         s.rect(x, ly - 11, 14, 14, fill=fill, stroke="ink", width=0.5)
