@@ -137,23 +137,36 @@ def aliases_of(lines: list[str]) -> set[str]:
         found |= new
 
 
+# A preprocessor's line marker (`# N "file" flags`) at the start of a line, found in the whole text
+# at once: whitespace that is not a newline stands where a line alone would take any (\s), so each
+# match lies within one line, as when the text is read line by line.
+_PP_MARK = re.compile(r'^#[^\S\n]*(\d+)[^\S\n]+"((?:[^"\\\n]|\\.)*)"', re.M)
+
+
 def preprocessed_lines(text: str, source: str) -> dict[int, list[str]]:
     """{line of SOURCE: tokens} from the output of a preprocessor (gcc's line markers: `# N "file"`);
-    only the lines that come from the file SOURCE (as the marker names it)."""
+    only the lines that come from the file SOURCE (as the marker names it). Only the markers and
+    SOURCE's own lines are looked at: the headers' lines (most of the text) are counted, not read."""
     out: dict[int, list[str]] = {}
-    line, here = 0, False
-    for raw in text.split("\n"):
-        m = re.match(r'#\s*(\d+)\s+"((?:[^"\\]|\\.)*)"', raw)
-        if m:
-            line, here = int(m.group(1)), m.group(2) == source
-            continue
-        if here and raw.strip():
-            out.setdefault(line, []).extend(_TOKEN.findall(strip_code(raw)[0]))
-        line += 1
+    line, here, pos = 0, False, 0
+    for m in _PP_MARK.finditer(text):
+        if here:
+            for raw in text[pos:m.start()].split("\n")[:-1]:
+                if raw.strip():
+                    out.setdefault(line, []).extend(_TOKEN.findall(strip_code(raw)[0]))
+                line += 1
+        line, here = int(m.group(1)), m.group(2) == source
+        end = text.find("\n", m.end())
+        pos = len(text) + 1 if end < 0 else end + 1
+    if here and pos <= len(text):
+        for raw in text[pos:].split("\n"):
+            if raw.strip():
+                out.setdefault(line, []).extend(_TOKEN.findall(strip_code(raw)[0]))
+            line += 1
     return out
 
 
-_MARKER = re.compile(r'#\s*(\d+)\s+"((?:[^"\\]|\\.)*)"((?:\s+\d)*)\s*$')
+_MARKER = re.compile(r'^#[^\S\n]*(\d+)[^\S\n]+"((?:[^"\\\n]|\\.)*)"((?:[^\S\n]+\d)*)[^\S\n]*$', re.M)
 
 
 def included_files(text: str, source: str) -> dict[int, str]:
@@ -163,10 +176,7 @@ def included_files(text: str, source: str) -> dict[int, str]:
     guard skips leaves no marker."""
     out: dict[int, str] = {}
     here, entered = False, None
-    for raw in text.split("\n"):
-        m = _MARKER.match(raw)
-        if not m:
-            continue
+    for m in _MARKER.finditer(text):
         name, flags = m.group(2), m.group(3).split()
         if here and "1" in flags and entered is None and not name.startswith("<"):
             entered = name

@@ -3,6 +3,8 @@ library doing an exercise's work in the source. SASS lines below are cuobjdump -
 kernels nvcc 13.0 compiled for sm_90; the tests that compile need nvcc (PTX) or cuobjdump (SASS)
 and are skipped without them."""
 import os
+import random
+import re
 import shutil
 import subprocess
 import sys
@@ -161,6 +163,57 @@ class LibraryRule(unittest.TestCase):
     def test_preprocessed_lines(self):
         text = '# 1 "x.cu"\nint a;\n# 1 "/h.h" 1\ncub b;\n# 3 "x.cu" 2\n\n  ::cub::BlockReduce c; "cub"\n'
         self.assertEqual(library_use.preprocessed_lines(text, "x.cu"), {1: ["int", "a"], 4: ["::", "cub", "::", "BlockReduce", "c"]})
+
+    def test_the_marker_scans_read_the_text_as_line_by_line_reading_would(self):
+        """preprocessed_lines and included_files scan the whole text for line markers at once; on
+        generated texts (odd whitespace, unclosed quotes, escapes, no final newline) they give what
+        reading the lines one by one gives (the definitions below)."""
+        mark = re.compile(r'#\s*(\d+)\s+"((?:[^"\\]|\\.)*)"')
+        full = re.compile(r'#\s*(\d+)\s+"((?:[^"\\]|\\.)*)"((?:\s+\d)*)\s*$')
+
+        def lines_one_by_one(text, source):
+            out, line, here = {}, 0, False
+            for raw in text.split("\n"):
+                m = mark.match(raw)
+                if m:
+                    line, here = int(m.group(1)), m.group(2) == source
+                    continue
+                if here and raw.strip():
+                    out.setdefault(line, []).extend(library_use._TOKEN.findall(library_use.strip_code(raw)[0]))
+                line += 1
+            return out
+
+        def includes_one_by_one(text, source):
+            out, here, entered = {}, False, None
+            for raw in text.split("\n"):
+                m = full.match(raw)
+                if not m:
+                    continue
+                name, flags = m.group(2), m.group(3).split()
+                if here and "1" in flags and entered is None and not name.startswith("<"):
+                    entered = name
+                elif name == source and "2" in flags and entered is not None:
+                    out[int(m.group(1)) - 2] = os.path.normpath(os.path.join(os.path.dirname(source), entered))
+                    entered = None
+                here = name == source
+            return out
+
+        spaces = [" ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\xa0", "\u2003", ""]
+        names = ["x.cu", "/box/src/main.cu", "a b.h", "<built-in>", 'q\\"x', "x.cu\\", "/usr/include/cub/cub.cuh"]
+        r = random.Random(42)
+
+        def line():
+            if r.random() < 0.5:
+                flags = "".join(r.choice(spaces[:-1]) + r.choice("1234x") for _ in range(r.randint(0, 3)))
+                return ("#" + r.choice(spaces) + str(r.randint(0, 40)) + r.choice(spaces) + '"' + r.choice(names)
+                        + ('"' if r.random() < 0.9 else "") + flags + r.choice(spaces))
+            return r.choice(["", " ", "#", "#pragma once", "# 3", "int a;", "  cub::BlockReduce<int> b;", "x = y::z; // c",
+                             '"str"', "/* c */ q", "\\", '7 "x.cu" 2', '"', 'x.cu" 1', " 1", " 2"])
+        for _ in range(3000):
+            text = "\n".join(line() for _ in range(r.randint(0, 12))) + r.choice(["", "\n", "\n\n"])
+            for source in names:
+                self.assertEqual(library_use.preprocessed_lines(text, source), lines_one_by_one(text, source), repr(text))
+                self.assertEqual(library_use.included_files(text, source), includes_one_by_one(text, source), repr(text))
 
     @unittest.skipUnless(find_cuda_tool("nvcc", "CUDACXX"), "no nvcc")
     def test_token_pasting_is_seen_after_preprocessing(self):
