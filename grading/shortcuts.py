@@ -11,10 +11,14 @@ and the cell's shortcuts.log says so; a listing the submission made too large or
 is a finding."""
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import subprocess
 import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from . import library_use, precision
 from .cell_evidence import STATIC_CAP, _listing
@@ -24,6 +28,7 @@ from .runfolder import Cell
 from .static_evidence import find_cuda_tool
 
 PREPROCESS_LIMIT_S = 120
+WORKERS = 4  # processes that judge the library rule's text (a fraction of a second of CPU a cell)
 MAX_PREPROCESSED = 64 << 20
 _lessons: dict[str, list[dict[int, list[str]]]] = {}
 _lock = threading.Lock()
@@ -89,50 +94,81 @@ def resolved_includes(texts: list[str], source: str, nvcc: str | None, course: s
     return out
 
 
-def submission_passes(g: Grading, cell: Cell, box: str, nvcc: str, notes: list[str],
-                      resolved: dict[int, str | None]) -> list[dict[int, list[str]]]:
-    """The submission's main.cu preprocessed (device and host side) by nvcc -E in the cell's sandbox;
-    [] when it could not be (the source lines are still judged; the note says why). RESOLVED gets
-    where its #includes resolved (resolved_includes)."""
+def preprocess_in_box(g: Grading, cell: Cell, box: str, nvcc: str, notes: list[str]) -> list[str]:
+    """The submission's main.cu preprocessed (device and host side) by nvcc -E in the cell's sandbox:
+    the two files' paths ([] when it could not be: the note says why)."""
     source = os.path.join(box, "src", "main.cu")
     out_dir = os.path.join(box, "build", "shortcuts")
     step = g.box.run(cell.dir, cell.number, "preprocess", PREPROCESS_LIMIT_S, "compile",
                      ["bash", "-c", preprocess_script(), "pre", nvcc, _arch(g.o.arch), g.course.view, source, out_dir],
                      None, cap=1 << 16, background=True)
-    passes = []
     if step.started and step.rc == 0 and not step.timed_out:
-        texts = []
-        for side in ("device", "host"):
-            text = _read_capped(os.path.join(out_dir, side + ".ii"))
-            if text is None:
-                notes.append("the preprocessed %s side could not be read (over %d MiB, or not a file)"
-                             % (side, MAX_PREPROCESSED >> 20))
-                return []
-            passes.append(library_use.preprocessed_lines(text, source))
-            texts.append(text)
-        resolved.update(resolved_includes(texts, source, nvcc, g.course.view))
-    else:
-        notes.append("nvcc -E did not finish (exit %d%s; see preprocess.log): the source lines alone were judged"
-                     % (step.rc, ", time limit" if step.timed_out else ""))
-    for side in ("device", "host"):
+        return [os.path.join(out_dir, side + ".ii") for side in ("device", "host")]
+    notes.append("nvcc -E did not finish (exit %d%s; see preprocess.log): the source lines alone were judged"
+                 % (step.rc, ", time limit" if step.timed_out else ""))
+    return []
+
+
+def judge_library_use(lesson: str, lesson_text: str, submission: str, lesson_pre: list[dict[int, list[str]]],
+                      sides: list[str], source: str, nvcc: str | None, course: str) -> tuple[list[str], list[str]]:
+    """(findings, notes) of the library rule (library_use.findings) over the submission's SIDES, its
+    preprocessed files ([]: its source lines alone). Pure work on text, run in a process of its own
+    (_in_worker), so that scanning megabytes of preprocessed text does not hold the grader's
+    interpreter while the GPUs' steps wait for it."""
+    notes: list[str] = []
+    sub_pre: list[dict[int, list[str]]] = []
+    resolved: dict[int, str | None] = {}
+    texts: list[str] = []
+    for side, path in zip(("device", "host"), sides):
+        text = _read_capped(path)
+        if text is None:
+            notes.append("the preprocessed %s side could not be read (over %d MiB, or not a file)" % (side, MAX_PREPROCESSED >> 20))
+            sub_pre, texts = [], []
+            break
+        sub_pre.append(library_use.preprocessed_lines(text, source))
+        texts.append(text)
+    if texts:
+        resolved.update(resolved_includes(texts, source, nvcc, course))
+    if not sub_pre:
+        lesson_pre = []
+    return library_use.findings(lesson_text, submission, lesson_pre, sub_pre, lesson, resolved if sub_pre else None), notes
+
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_pool_why = ""  # why there is no worker process ('': none asked for yet)
+
+
+def _in_worker(*args: Any) -> tuple[list[str], list[str]]:
+    """judge_library_use(*ARGS) in the worker process (started once; forkserver: nothing of the
+    grader's threads is copied), or here where that process cannot be had."""
+    global _pool, _pool_why
+    with _pool_lock:
+        if _pool is None and not _pool_why:
+            try:
+                _pool = ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("forkserver"))
+            except (OSError, ValueError, ImportError) as e:
+                _pool_why = "no worker process (%s)" % e
+        pool = _pool
+    if pool is not None:
         try:
-            os.unlink(os.path.join(out_dir, side + ".ii"))
-        except OSError:
-            pass
-    return passes
+            return pool.submit(judge_library_use, *args).result()
+        except (BrokenProcessPool, OSError, RuntimeError):
+            pass  # (the worker died, or the grader is stopping): the same work here
+    return judge_library_use(*args)
 
 
 def library_findings(g: Grading, cell: Cell, box: str, notes: list[str]) -> list[str]:
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(repo, "lessons", cell.lesson, "main.cu"), encoding="utf-8", errors="replace") as f:
         lesson_text = f.read()
-    fd = os.open(os.path.join(box, "src", "main.cu"), os.O_RDONLY | os.O_NOFOLLOW)
+    source = os.path.join(box, "src", "main.cu")
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as f:
         submission = f.read(MAX_PREPROCESSED).decode("utf-8", "replace")
     nvcc = find_cuda_tool("nvcc", "CUDACXX")
     lesson_pre: list[dict[int, list[str]]] = []
-    sub_pre: list[dict[int, list[str]]] = []
-    resolved: dict[int, str | None] = {}
+    sides: list[str] = []
     if nvcc is None:
         notes.append("no nvcc found: the source lines alone were judged, not their preprocessed text")
     else:
@@ -140,10 +176,17 @@ def library_findings(g: Grading, cell: Cell, box: str, notes: list[str]) -> list
         if not lesson_pre:
             notes.append("the lesson's own main.cu could not be preprocessed (grader): the source lines alone were judged")
         else:
-            sub_pre = submission_passes(g, cell, box, nvcc, notes, resolved)
-    if not sub_pre:
-        lesson_pre = []
-    return library_use.findings(lesson_text, submission, lesson_pre, sub_pre, cell.lesson, resolved if sub_pre else None)
+            sides = preprocess_in_box(g, cell, box, nvcc, notes)
+    try:
+        found, said = _in_worker(cell.lesson, lesson_text, submission, lesson_pre, sides, source, nvcc, g.course.view)
+    finally:
+        for path in sides:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    notes += said
+    return found
 
 
 def precision_findings(g: Grading, cell: Cell, binary: str, notes: list[str]) -> list[str]:
