@@ -70,10 +70,11 @@ def warp_sectors() -> str:
     rows, cols = default_shape()
     row = models.sectors_strided(FLOAT, 1, 0)
     col = models.sectors_strided(FLOAT, cols, 0)
-    W = 720
-    s = Svg(W, 470, "One warp reading a row touches 4 sectors; reading a column it touches 32 sectors")
     cell, h, gap, x0 = 9, 26, 6, 30
     box = cell * SECTOR // FLOAT
+    per_row = 8  # column sectors drawn per line in (b)
+    W = x0 + per_row * box + (per_row - 1) * (gap + 10) + x0  # the same margin on both sides
+    s = Svg(W, 470, "One warp reading a row touches 4 sectors; reading a column it touches 32 sectors")
 
     def heading(y: float, title: str, answer: models.SectorAnswer) -> None:
         n = len(answer.sectors)
@@ -96,7 +97,6 @@ def warp_sectors() -> str:
     heading(150, f"(b) The warp reads a column, rows {fmt(cols)} floats long: lane l reads byte "
                  f"{fmt(pitch)} \u00d7 l", col)
     y = 186
-    per_row = 8
     for i, (sector, lanes) in enumerate(grouped(col)):
         r, c = divmod(i, per_row)
         x = x0 + c * (box + gap + 10)

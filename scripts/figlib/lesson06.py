@@ -4,7 +4,6 @@ Every lane-to-bank line, every wavefront a lane is served in and every count pri
 comes from lesson 06's bank model (`bank_model()` and `probe_table()` in its main.cu, called
 through figlib.models on the lesson's own named patterns):
 - stride2_wavefronts.svg: `w4_stride2` (s[lane * 2], 4 bytes): two lanes per bank, two wavefronts;
-- column_banks.svg: `tile32x32_column` against `tile32x33_column` (and `tile32x32_xor_column`);
 - quarter_warps.svg: `w16_stride1` (a float4 per lane): four quarter-warps, one wavefront each;
 - swizzle.svg: `UnpaddedTile` against `SwizzledTile` (their at(), cell by cell): where two columns
   of the tile land, and the model's count for a warp reading each;
@@ -81,33 +80,6 @@ def stride2_wavefronts() -> str:
         s.text(x0 + 42, y, f"wavefront {k + 1}: lanes {first}–{last}", size=12)
     s.text(LEFT, y + 28, f"The model: {a.wavefronts} wavefronts for this one load instruction "
                          f"({a.wavefronts - a.ideal} bank conflict).", size=13, bold=True)
-    return s.to_string()
-
-
-def column_banks() -> str:
-    tile = models.constant("lessons/06_bank_conflicts/main.cu", "kTile")
-    plain = models.bank_pattern("tile32x32_column")
-    padded = models.bank_pattern("tile32x33_column")
-    swizzled = models.bank_pattern("tile32x32_xor_column")
-    s = Svg(WIDTH, 560, f"Reading column 0 of a {tile} x {tile} float tile: every lane in bank 0, "
-                        f"{plain.wavefronts} wavefronts; of a {tile} x {tile + 1} tile: lane r in bank r, "
-                        f"{padded.wavefronts} wavefront")
-    panels = [(plain, f"float tile[{tile}][{tile}]: lane r reads tile[r][0], word {plain.address[1] // 4}·r",
-               f"every word in bank 0, {plain.wavefronts} different words"),
-              (padded, f"float tile[{tile}][{tile + 1}]: lane r reads tile[r][0], word {padded.address[1] // 4}·r",
-               f"word {padded.address[1] // 4}·r is in bank r")]
-    y = 24
-    for a, title, how in panels:
-        s.text(LEFT, y, title, size=14, bold=True)
-        lanes_to_banks(s, y + 16, y + 150, a)
-        n = a.wavefronts
-        s.text(LEFT, y + 192, f"{how}: {n} wavefront{'s' if n > 1 else ''}"
-                              + (", one word at a time" if n > 1 else ", all 32 words at once"), size=13, bold=True)
-        y += 236
-    s.text(LEFT, y - 6, f"The XOR-swizzled tile (pattern tile32x32_xor_column) stores tile[r][c] at column c ^ r:",
-           size=12)
-    s.text(LEFT, y + 12, f"column 0 lands on the same words {swizzled.address[1] // 4}·r, so it too takes {swizzled.wavefronts} wavefront, "
-                         "with no spare words.", size=12)
     return s.to_string()
 
 
@@ -254,7 +226,6 @@ def pairing() -> str:
 
 FIGURES = {
     "stride2_wavefronts.svg": stride2_wavefronts,
-    "column_banks.svg": column_banks,
     "swizzle.svg": swizzle,
     "quarter_warps.svg": quarter_warps,
     "pairing.svg": pairing,
