@@ -123,6 +123,18 @@ inline void report_speed(const std::string& exercise, const std::string& kernel,
 /// an input an earlier one saw, so an answer kept anywhere is the wrong one) and poisoned the
 /// outputs; after the timed launch `problem(seed)` checks the output against that seed's reference.
 /// The first problem ends the runs: `why` says it (`wrong` when it is the output).
+/// How long the GPU is kept busy before each of the witness's timed launches (gpu_busy_for, below):
+/// longer than the host takes to record the start event and enqueue the launch, redirected or not.
+constexpr std::uint64_t kBusyBeforeTimedNs = 300000;
+
+/// Keeps the GPU busy for about `ns` nanoseconds (one thread reading the global timer), enqueued on
+/// the default stream before a timed launch: the host's work to enqueue that launch (more for the
+/// submission's kernels, launched through witness::Redirect, than for the course's own) then falls
+/// while the GPU is busy, and the timed window holds the GPU's work alone. Without it a launch of a
+/// few microseconds (lesson 04's last-block sum) measured the host's path as well, and the course's
+/// own solution, timed as a submission, came out at 82% to 91% of itself. Defined with the kernels below.
+inline void gpu_busy_for(std::uint64_t ns);
+
 template <class Prepare, class Launch, class Problem>
 Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& problem, std::string& why, bool& wrong) {
     CudaEvent start, stop;
@@ -139,6 +151,7 @@ Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& prob
         const std::uint32_t seed = witness::fresh_seed();
         prepare(seed);
         CUDA_CHECK(cudaDeviceSynchronize());
+        gpu_busy_for(kBusyBeforeTimedNs);  // (not redirected: the course's own kernel)
         {
             witness::Redirect on(theirs);
             samples.push_back(time_once(start, stop, launch));
@@ -232,7 +245,20 @@ __global__ void transposed_speed_hashes(std::uint64_t seed, int rows, int cols, 
     hashes[c] = h;
 }
 
+__global__ void busy_for(std::uint64_t ns) {
+    std::uint64_t t0 = 0, t = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
 }  // namespace speed_kernels
+
+inline void gpu_busy_for(std::uint64_t ns) {
+    speed_kernels::busy_for<<<1, 1>>>(ns);
+    CUDA_CHECK_LAUNCH();
+}
 
 /// Fills `n` floats at `out` (device memory) with speed_floats(n, seed).
 inline void fill_speed_floats(float* out, std::size_t n, std::uint32_t seed) {
