@@ -3,7 +3,9 @@
 tile_trip.svg   A tile's trip through shared memory: a warp reads a row of the input tile
                 (coalesced) into a row of the shared tile; after the barrier it reads a COLUMN of the
                 shared tile and writes it as a row of the output (coalesced), at the swapped block
-                position. Tile size, block shape and padding: kTile and kRowsPerPass of the lesson's
+                position. Each tile row is coloured by the warp that moves it (warp w: rows w, w +
+                kRowsPerPass, ...), so the column one warp reads back crosses every warp's rows: the barrier.
+                Tile size, block shape and padding: kTile and kRowsPerPass of the lesson's
                 main.cu (the padded tile is kTile x (kTile + 1), as launch_transpose_tiled<kTile + 1>).
 bank_pitch.svg  The column read of that tile in shared memory, pitch kTile against kTile + 1: where
                 each of the 32 lanes' words lies among the 32 banks, and the wavefronts lesson 06's
@@ -21,6 +23,8 @@ from figlib.svg import Svg
 
 LESSON = "02_shared_transpose"
 MAIN = "lessons/02_shared_transpose/main.cu"
+# One colour per warp of a block (threadIdx.y = 0..kRowsPerPass - 1), told apart in the tile figure.
+WARP_COLOURS = ("blue", "orange", "green", "red", "sky", "yellow", "purple", "#999999")
 
 
 def _grid(s: Svg, x: float, y: float, cols: int, rows: int, cell_w: float, cell_h: float,
@@ -42,7 +46,7 @@ def tile_trip() -> str:
     # A small matrix of tiles: `in` has 3 tile rows and 4 tile columns, so `out` has 4 and 3.
     t_rows, t_cols, by, bx = 3, 4, 1, 2
 
-    s = Svg(780, 470, f"A {tile} x {tile} tile's trip: a row of in, read by one warp, goes into a row of the "
+    s = Svg(780, 500, f"A {tile} x {tile} tile's trip: a row of in, read by one warp, goes into a row of the "
                       f"shared tile; after the barrier a column of the shared tile is written as a row of out, "
                       f"at the swapped block position")
     s.text(390, 22, f"One block, {tile} x {rows_per_pass} threads, moves one {tile} x {tile} tile "
@@ -85,26 +89,30 @@ def tile_trip() -> str:
     s.line(ox + by * th + th / 2, oy + (bx + 1) * th, bxp + side / 2, top - 28, stroke="orange", width=1,
            dash="2,3")
 
-    # highlighted stripes first, the grid over them
-    s.rect(ax, top + y_row * cell, side, cell, fill="blue", stroke="none", width=0)
-    s.rect(sx, top + y_row * cell, side, cell, fill="blue", stroke="none", width=0)
-    s.rect(sx + y_row * cell, top, cell, side, fill="orange", stroke="none", width=0)
-    s.rect(sx + y_row * cell, top + y_row * cell, cell, cell, fill="ink", stroke="none", width=0)
+    # Every tile row coloured by the warp that moves it: warp w (threadIdx.y = w) loads rows w,
+    # w + rows_per_pass, ... of in into the same rows of the shared tile, and after the barrier
+    # stores rows w, w + rows_per_pass, ... of out (the shared tile's columns of those numbers).
+    assert rows_per_pass <= len(WARP_COLOURS), "one colour per warp of the block"
+    for r in range(tile):
+        for x0 in (ax, sx, bxp):
+            s.rect(x0, top + r * cell, side, cell, fill=WARP_COLOURS[r % rows_per_pass], stroke="none", width=0)
     s.rect(sx + tile * cell, top, cell, side, fill="grid", stroke="none", width=0)
-    s.rect(bxp, top + y_row * cell, side, cell, fill="orange", stroke="none", width=0)
     for x0, cols in ((ax, tile), (sx, pitch), (bxp, tile)):
         _grid(s, x0, top, cols, tile, cell, cell, every=rows_per_pass)
     s.line(sx + tile * cell, top, sx + tile * cell, top + side, stroke="ink", width=0.8, dash="2,2")
+    # warp y_row's first row of in and of the shared tile, the column it reads back, its row of out
+    for x, y, w, h in ((ax, top + y_row * cell, side, cell), (sx, top + y_row * cell, side, cell),
+                       (sx + y_row * cell, top, cell, side), (bxp, top + y_row * cell, side, cell)):
+        s.rect(x, y, w, h, fill="none", stroke="ink", width=2)
 
     # the two phases
     mid = top + y_row * cell + cell / 2
-    s.line(ax + side + 6, mid, sx - 6, mid, stroke="blue", width=2, arrow=True)
-    s.text((ax + side + sx) / 2, mid - 22, "1. load", size=12, anchor="middle", bold=True, fill="blue")
-    s.text((ax + side + sx) / 2, mid - 8, "row to row", size=11, anchor="middle", fill="blue")
-    s.line(sx + pitch * cell + 6, mid, bxp - 6, mid, stroke="orange", width=2, arrow=True)
-    s.text((sx + pitch * cell + bxp) / 2, mid - 22, "2. store", size=12, anchor="middle", bold=True,
-           fill="red")
-    s.text((sx + pitch * cell + bxp) / 2, mid - 8, "column to row", size=11, anchor="middle", fill="red")
+    s.line(ax + side + 6, mid, sx - 6, mid, stroke="ink", width=2, arrow=True)
+    s.text((ax + side + sx) / 2, mid - 22, "1. load", size=12, anchor="middle", bold=True)
+    s.text((ax + side + sx) / 2, mid - 8, "row to row", size=11, anchor="middle")
+    s.line(sx + pitch * cell + 6, mid, bxp - 6, mid, stroke="ink", width=2, arrow=True)
+    s.text((sx + pitch * cell + bxp) / 2, mid - 22, "2. store", size=12, anchor="middle", bold=True)
+    s.text((sx + pitch * cell + bxp) / 2, mid - 8, "column to row", size=11, anchor="middle")
     s.text(sx + pitch * cell + 4, top + side - 4, "pad", size=10, fill="ink")
 
     # the barrier
@@ -112,16 +120,22 @@ def tile_trip() -> str:
     s.text(sx + pitch * cell / 2, top + side + 25, "__syncthreads() between 1 and 2", size=11,
            anchor="middle", mono=True)
 
-    # captions
+    # captions, and the colour of each warp
     cy = top + side + 58
-    s.rect(ax, cy - 12, 10, 10, fill="blue", stroke="none", width=0)
-    s.text(ax + 16, cy - 3, f"1. a warp (threadIdx.y = {y_row}) reads {tile} consecutive floats of a row", size=12)
-    s.text(ax + 16, cy + 13, f"of in: coalesced. It writes them into row {y_row} of the shared tile.", size=12)
-    s.rect(ax, cy + 26, 10, 10, fill="orange", stroke="none", width=0)
-    s.text(ax + 16, cy + 35, f"2. after the barrier, a warp reads column {y_row} of the shared tile ({tile} lanes, "
-                             f"one per tile row) and writes", size=12)
-    s.text(ax + 16, cy + 51, f"them as {tile} consecutive floats of a row of out: coalesced. The stride has moved "
-                             "into shared memory.", size=12)
+    rows = ", ".join(str(y_row + k * rows_per_pass) for k in range(passes))
+    s.text(ax, cy - 3, f"1. Warp {y_row} (threadIdx.y = {y_row}) reads rows {rows} of in's tile, "
+                       f"{tile} consecutive floats each (coalesced),", size=12)
+    s.text(ax, cy + 13, "and writes them into the same rows of the shared tile. Framed: its first row.", size=12)
+    s.text(ax, cy + 35, f"2. After the barrier, warp {y_row} reads column {y_row} of the shared tile: "
+                        f"its {tile} values were written by all {rows_per_pass} warps,", size=12)
+    s.text(ax, cy + 51, f"which is why the barrier is needed. It writes them as row {y_row} of out: "
+                        f"{tile} consecutive floats, coalesced.", size=12)
+    ly = cy + 78
+    s.text(ax, ly + 9, "colour = the warp that moves the row:", size=12)
+    for w in range(rows_per_pass):
+        x = ax + 240 + w * 60
+        s.rect(x, ly, 14, 10, fill=WARP_COLOURS[w], stroke="none", width=0)
+        s.text(x + 18, ly + 9, f"warp {w}", size=11)
     return s.to_string()
 
 
