@@ -49,7 +49,8 @@ What a marker may say (a Python expression of these functions, numbers, strings,
       its name: "reduce_tree_shared<1>", "cub::DeviceReduceKernel") in an Nsight Compute log: ncu("h200/ncu.txt", "lessons/01_naive_transpose/ncu.sh", "copy_kernel", "dram__bytes_read.sum")
   span(file, first, last=None)                  line numbers "A–B" of a source file of the repository, from the
       first line matching regex `first` to the first line from there matching `last` (default: a line
-      that is exactly "}"): the code to read, as [lines A–B](main.cu#LA) in a lesson README
+      that is exactly "}"): the code to read, as [lines A–B](main.cu#LA-LB) in a lesson README (the
+      link's anchor is written from the span too)
   lines(file, section, start, end=None)         block: the lines from the first line containing `start`
       (in that section) to the first line after it containing `end`, or to the next blank line;
       blocks add up with +, ["..."] is a line of its own
@@ -534,6 +535,21 @@ def render_inline(expr, sources):
     raise QuoteError(f"'{expr}' is not a number")
 
 
+# A span(...) marker inside a link to a source file: [lines <!-- q: span(...) -->A–B<!-- /q -->](main.cu#LA-LB).
+# The link's anchor is written from the span, so that it opens the file at those lines on GitHub and
+# cannot go stale when the code moves (--check compares it like any figure).
+SPAN_LINK = re.compile(r"(<!-- q: span\(.+?\) -->(\d+)(?:\u2013(\d+))?<!-- /q -->[^\[\]]*\]\()"
+                       r"([^)\s#]+\.(?:cu|cuh|cpp|hpp|h|cl))(?:#[^)\s]*)?\)")
+
+
+def anchor_spans(line):
+    """LINE with each source link that holds a span(...) figure anchored at that span's lines."""
+    def anchored(m):
+        first, last = m.group(2), m.group(3)
+        return "%s%s#L%s%s)" % (m.group(1), m.group(4), first, "-L" + last if last and last != first else "")
+    return SPAN_LINK.sub(anchored, line)
+
+
 def render_file(path, text, sources, errors, listing=None):
     """The text of one Markdown file with every marker filled in; appends errors as 'file:line: ...'."""
     rel = os.path.relpath(path, sources.root)
@@ -575,7 +591,7 @@ def render_file(path, text, sources, errors, listing=None):
             except QuoteError as e:
                 errors.append(f"{rel}:{i + 1}: {e}")
                 return mm.group(0)
-        out.append(INLINE.sub(fill, line))
+        out.append(anchor_spans(INLINE.sub(fill, line)))
         if "<!-- q:" in INLINE.sub("", line) or "<!-- /q -->" in INLINE.sub("", line):
             errors.append(f"{rel}:{i + 1}: a '<!-- q: ... -->' marker without its '<!-- /q -->' on the same line")
         for mm in list(INLINE.finditer(line)) + list(NOT_MEASURED.finditer(line)):

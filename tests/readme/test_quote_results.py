@@ -189,6 +189,21 @@ class QuoteResultsTest(unittest.TestCase):
         self.assertNotIn("103.9%", self.repo.read("README.md"))
         self.assertIn("|  | step: mine | 134.6% |", self.repo.read("README.md"))  # 02_sum's first problem is now 2^20
 
+    def test_a_link_around_a_span_is_anchored_at_its_lines(self):
+        self.repo.write("lessons/01_demo/main.cu", "// demo\nint f() {\n  return 1;\n}\n")
+        link = "[lines " + marker('span("lessons/01_demo/main.cu", "^int f")') + "](lessons/01_demo/main.cu)"
+        rc, text, err = self.fill("See " + link + " and [the notes](notes.md).\n")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("-->2\u20134<!-- /q -->](lessons/01_demo/main.cu#L2-L4)", text)
+        self.assertIn("[the notes](notes.md)", text)  # only source files get a line anchor
+        rc, out, err = self.repo.run("--check")
+        self.assertEqual(rc, 0, err)
+        # The code moves: the figure and the anchor are both stale, and --check says so.
+        self.repo.write("lessons/01_demo/main.cu", "// demo\n// more\nint f() {\n  return 1;\n}\n")
+        rc, out, err = self.repo.run("--check")
+        self.assertEqual(rc, 1)
+        self.assertIn("main.cu#L3-L5)", out)
+
     def test_check_reports_a_readme_made_to_disagree(self):
         good = "slow: " + marker('pct("gpua", "01", "slow, one float")') + "\n"
         rc, text, err = self.fill(good)
