@@ -169,6 +169,8 @@ class Stager:
             self.files.add(rel)
             self.source_page(rel)
             path += ".md"
+            if re.fullmatch(r"#L\d+(?:-L\d+)?", anchor):
+                anchor = ""  # (GitHub's line anchor: the site's source page has none, so it opens at the top)
         return path + anchor
 
     def source_page(self, rel):
