@@ -33,6 +33,7 @@ import difflib
 import glob
 import os
 import re
+from collections.abc import Iterable
 
 from . import regions
 
@@ -143,30 +144,50 @@ def aliases_of(lines: list[str]) -> set[str]:
 _PP_MARK = re.compile(r'^#[^\S\n]*(\d+)[^\S\n]+"((?:[^"\\\n]|\\.)*)"', re.M)
 
 
+def line_tokens(raw: str) -> list[str]:
+    """The tokens of one line of code, its comments and strings left out."""
+    return _TOKEN.findall(strip_code(raw)[0])
+
+
 def preprocessed_lines(text: str, source: str) -> dict[int, list[str]]:
     """{line of SOURCE: tokens} from the output of a preprocessor (gcc's line markers: `# N "file"`);
     only the lines that come from the file SOURCE (as the marker names it). Only the markers and
     SOURCE's own lines are looked at: the headers' lines (most of the text) are counted, not read."""
     out: dict[int, list[str]] = {}
+
+    def take(raws: list[str], line: int) -> None:
+        for raw in raws:
+            if raw.strip():
+                out.setdefault(line, []).extend(line_tokens(raw))
+            line += 1
+
     line, here, pos = 0, False, 0
     for m in _PP_MARK.finditer(text):
         if here:
-            for raw in text[pos:m.start()].split("\n")[:-1]:
-                if raw.strip():
-                    out.setdefault(line, []).extend(_TOKEN.findall(strip_code(raw)[0]))
-                line += 1
+            take(text[pos:m.start()].split("\n")[:-1], line)
         line, here = int(m.group(1)), m.group(2) == source
         end = text.find("\n", m.end())
         pos = len(text) + 1 if end < 0 else end + 1
     if here and pos <= len(text):
-        for raw in text[pos:].split("\n"):
-            if raw.strip():
-                out.setdefault(line, []).extend(_TOKEN.findall(strip_code(raw)[0]))
-            line += 1
+        take(text[pos:].split("\n"), line)
     return out
 
 
 _MARKER = re.compile(r'^#[^\S\n]*(\d+)[^\S\n]+"((?:[^"\\\n]|\\.)*)"((?:[^\S\n]+\d)*)[^\S\n]*$', re.M)
+
+
+def includes_from_markers(markers: Iterable[tuple[str, str, list[str]]], source: str) -> dict[int, str]:
+    """included_files over MARKERS, each (line number, file name, flags) in the text's order."""
+    out: dict[int, str] = {}
+    here, entered = False, None
+    for number, name, flags in markers:
+        if here and "1" in flags and entered is None and not name.startswith("<"):
+            entered = name
+        elif name == source and "2" in flags and entered is not None:
+            out[int(number) - 2] = os.path.normpath(os.path.join(os.path.dirname(source), entered))
+            entered = None
+        here = name == source
+    return out
 
 
 def included_files(text: str, source: str) -> dict[int, str]:
@@ -174,17 +195,7 @@ def included_files(text: str, source: str) -> dict[int, str]:
     (`# 1 "/usr/include/unistd.h" 1` entering a file from SOURCE, `# N "SOURCE" 2` back on the line
     after the #include); a relative path made absolute from SOURCE's folder. A file its include
     guard skips leaves no marker."""
-    out: dict[int, str] = {}
-    here, entered = False, None
-    for m in _MARKER.finditer(text):
-        name, flags = m.group(2), m.group(3).split()
-        if here and "1" in flags and entered is None and not name.startswith("<"):
-            entered = name
-        elif name == source and "2" in flags and entered is not None:
-            out[int(m.group(1)) - 2] = os.path.normpath(os.path.join(os.path.dirname(source), entered))
-            entered = None
-        here = name == source
-    return out
+    return includes_from_markers(((m.group(1), m.group(2), m.group(3).split()) for m in _MARKER.finditer(text)), source)
 
 
 def toolkit_dirs(texts: list[str], nvcc: str | None = None) -> list[str]:

@@ -179,24 +179,14 @@ class LibraryRule(unittest.TestCase):
                     line, here = int(m.group(1)), m.group(2) == source
                     continue
                 if here and raw.strip():
-                    out.setdefault(line, []).extend(library_use._TOKEN.findall(library_use.strip_code(raw)[0]))
+                    out.setdefault(line, []).extend(library_use.line_tokens(raw))
                 line += 1
             return out
 
-        def includes_one_by_one(text, source):
-            out, here, entered = {}, False, None
-            for raw in text.split("\n"):
-                m = full.match(raw)
-                if not m:
-                    continue
-                name, flags = m.group(2), m.group(3).split()
-                if here and "1" in flags and entered is None and not name.startswith("<"):
-                    entered = name
-                elif name == source and "2" in flags and entered is not None:
-                    out[int(m.group(1)) - 2] = os.path.normpath(os.path.join(os.path.dirname(source), entered))
-                    entered = None
-                here = name == source
-            return out
+        def includes_one_by_one(text, source):  # the markers matched line by line, judged as included_files does
+            matched = (full.match(raw) for raw in text.split("\n"))
+            return library_use.includes_from_markers(((m.group(1), m.group(2), m.group(3).split()) for m in matched if m),
+                                                     source)
 
         spaces = [" ", "\t", "\r", "\x0b", "\x0c", "\x1c", "\xa0", "\u2003", ""]
         names = ["x.cu", "/box/src/main.cu", "a b.h", "<built-in>", 'q\\"x', "x.cu\\", "/usr/include/cub/cub.cuh"]
