@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import statistics
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from . import run, sandbox
@@ -24,6 +27,8 @@ class Box:
     hidden_arg: list[str] = field(default_factory=list)  # --hidden-shapes as a check sees it
     sandbox_s: float = 0.0        # what an empty sandbox costs to start (median of 3)
     cpus: tuple[str, str] | None = None  # (the GPUs' steps' CPUs, the compiles' CPUs): grading/cpus.py
+    together: dict[int, int] = field(default_factory=dict)  # cell number -> depth of side_by_side now
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def cell_uid(self, number: int) -> int | None:
         """The user id of cell NUMBER (None: the grader's own)."""
@@ -40,6 +45,30 @@ class Box:
             return 0
         return len(run.uid_processes({os.getuid()}))
 
+    @contextmanager
+    def side_by_side(self, number: int) -> Iterator[None]:
+        """Inside it, the steps of cell NUMBER may run side by side (from threads of the caller): the
+        cell's user's processes are killed before the first and after the last, not around each step
+        (Box.run), and a step past its limits is killed with its own process tree, not with its
+        siblings. Only for the course's own tools on the cell's files (the lint, nvcc -E, cuobjdump),
+        never for a step that runs the submission's code. Nests."""
+        uid = self.cell_uid(number)
+        with self.lock:
+            first = self.together.get(number, 0) == 0
+            self.together[number] = self.together.get(number, 0) + 1
+        if first and uid is not None:
+            run.kill_uid(uid)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.together[number] -= 1
+                last = self.together[number] == 0
+                if last:
+                    del self.together[number]
+            if last and uid is not None:
+                run.kill_uid(uid)
+
     def run(self, cell_dir: str, number: int, name: str, limit: int, role: str, cmd: list[str], gpu: tuple | None,
             fd3: int | None = None, cap: int | None = None, judge: str = "", background: bool = False) -> run.Step:
         """Runs CMD in the cell's sandbox: DIR/NAME.log (cut at --output-kib, or CAP bytes), DIR/NAME.cut.
@@ -50,8 +79,10 @@ class Box:
         its own CPUs."""
         o = self.o
         uid = self.cell_uid(number)
-        if uid is not None:
-            run.kill_uid(uid)  # never two runs of one user
+        with self.lock:
+            alone = number not in self.together
+        if uid is not None and alone:
+            run.kill_uid(uid)  # never two runs of one user (but side by side: Box.side_by_side)
         data = o.mem_mib if role == "compile" or (name == "run" and self.data_limit_runs) else 0
         prefix = sandbox.command(self.cfg, role, os.path.join(cell_dir, "box"), uid=uid, gpu_uuid=gpu[1] if gpu else "",
                                  gpu_minor=gpu[2] if gpu else "", nproc_base=self.nproc_base(),
@@ -63,10 +94,10 @@ class Box:
                             mem_bytes=o.mem_mib << 20, uid=uid, count_procs=not o.no_sandbox,
                             pass_fds=() if fd3 is None else (fd3,),
                             status=not o.no_sandbox, nice=10 if role == "compile" or background else 0,
-                            cpus=self.step_cpus(role == "compile" or background))
+                            cpus=self.step_cpus(role == "compile" or background), kill_user=alone)
         with open(os.path.join(cell_dir, name + ".cut"), "w") as f:
             f.write("%d\n" % step.cut)
-        if uid is not None:
+        if uid is not None and alone:
             run.kill_uid(uid)
         return step
 

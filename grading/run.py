@@ -229,6 +229,7 @@ class _Watched:
     uid: int | None
     count_procs: bool
     killed: bool = False
+    kill_user: bool = True  # killed with every process of its user (else its own tree: Box.side_by_side)
 
 
 def _read(w: _Watched, table: dict[int, tuple[int, int, int]] | None, now: float) -> None:
@@ -245,11 +246,11 @@ def _read(w: _Watched, table: dict[int, tuple[int, int, int]] | None, now: float
             res.max_procs = max(res.max_procs, n)
         if w.mem_bytes and rss > w.mem_bytes:
             res.mem_killed = w.killed = True
-            _kill_step(w.p, w.uid)
+            _kill_step(w.p, w.uid if w.kill_user else None)
             return
     if now > w.deadline:
         res.timed_out = w.killed = True
-        _kill_step(w.p, w.uid)
+        _kill_step(w.p, w.uid if w.kill_user else None)
 
 
 class _Watchdog:
@@ -328,13 +329,14 @@ def _exited(status_data: list[bytes]) -> bool:
 def run_step(cmd: list[str], log_path: str, limit_s: float, cap_bytes: int, mem_bytes: int = 0, uid: int | None = None,
              count_procs: bool = False, pass_fds: Sequence[int] = (), env: dict[str, str] | None = None,
              cwd: str | None = None, status: bool = False, nice: int = 0, cpus: str = "",
-             started: Callable[[int | None], None] | None = None) -> Step:
+             started: Callable[[int | None], None] | None = None, kill_user: bool = True) -> Step:
     """Runs CMD (stdin /dev/null; stdout and stderr to LOG_PATH, cut at CAP_BYTES), killed after
     LIMIT_S seconds (rc 124) or above MEM_BYTES of resident memory (0: no limit). UID: the cell's
     user, whose processes are counted, measured and killed with it. STATUS: CMD is a sandbox
     command line whose --json-status-fd is the last of PASS_FDS... (see sandbox.command): set
     started from it. STARTED: told the process id once it started, and None once it ended (the
-    grader's own step beside a cell's: grading/gpus.py does not count it as holding the GPU)."""
+    grader's own step beside a cell's: grading/gpus.py does not count it as holding the GPU).
+    KILL_USER: a step past its limits is killed with every process of UID (else with its own tree)."""
     res = Step()
     t0 = time.monotonic()
     p, status_r = _start(cmd, log_path, res, pass_fds, env, cwd, status, nice, cpus)
@@ -352,7 +354,7 @@ def run_step(cmd: list[str], log_path: str, limit_s: float, cap_bytes: int, mem_
         st_thread.start()
     pump = threading.Thread(target=_pump, args=(p.stdout, log_path, cap_bytes, res), daemon=True)
     pump.start()
-    w = _Watched(p, res, t0 + limit_s, mem_bytes, uid, count_procs)
+    w = _Watched(p, res, t0 + limit_s, mem_bytes, uid, count_procs, kill_user=kill_user)
     try:
         _watchdog.add(w)
         rc = _wait(p)

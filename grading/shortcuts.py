@@ -28,7 +28,8 @@ from .runfolder import Cell
 from .static_evidence import find_cuda_tool
 
 PREPROCESS_LIMIT_S = 120
-WORKERS = 4  # processes that judge the library rule's text (a fraction of a second of CPU a cell)
+WORKERS = 4  # processes that judge the library rule's text (a fraction of a second of CPU a cell), at least;
+# as many as cells compile at a time (--jobs) where that is more: one a compile thread, none waits
 MAX_PREPROCESSED = 64 << 20
 _lessons: dict[str, list[dict[int, list[str]]]] = {}
 _lock = threading.Lock()
@@ -139,14 +140,14 @@ _pool_lock = threading.Lock()
 _pool_why = ""  # why there is no worker process ('': none asked for yet)
 
 
-def _in_worker(*args: Any) -> tuple[list[str], list[str]]:
+def _in_worker(workers: int, *args: Any) -> tuple[list[str], list[str]]:
     """judge_library_use(*ARGS) in the worker process (started once; forkserver: nothing of the
     grader's threads is copied), or here where that process cannot be had."""
     global _pool, _pool_why
     with _pool_lock:
         if _pool is None and not _pool_why:
             try:
-                _pool = ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("forkserver"))
+                _pool = ProcessPoolExecutor(max_workers=max(WORKERS, workers), mp_context=multiprocessing.get_context("forkserver"))
             except (OSError, ValueError, ImportError) as e:
                 _pool_why = "no worker process (%s)" % e
         pool = _pool
@@ -178,7 +179,7 @@ def library_findings(g: Grading, cell: Cell, box: str, notes: list[str]) -> list
         else:
             sides = preprocess_in_box(g, cell, box, nvcc, notes)
     try:
-        found, said = _in_worker(cell.lesson, lesson_text, submission, lesson_pre, sides, source, nvcc, g.course.view)
+        found, said = _in_worker(g.o.jobs, cell.lesson, lesson_text, submission, lesson_pre, sides, source, nvcc, g.course.view)
     finally:
         for path in sides:
             try:
@@ -212,14 +213,27 @@ def precision_findings(g: Grading, cell: Cell, binary: str, notes: list[str]) ->
 
 def check(g: Grading, cell: Cell, box: str, binary: str) -> list[str]:
     """The cell's findings of reduced precision and of library shortcuts (each fails its correctness);
-    CELL_DIR/shortcuts.log says what was checked and what was not."""
-    notes: list[str] = []
-    found = []
-    for part in (lambda: precision_findings(g, cell, binary, notes), lambda: library_findings(g, cell, box, notes)):
+    CELL_DIR/shortcuts.log says what was checked and what was not. The two run side by side in the
+    cell's sandbox (cuobjdump for the one, nvcc -E for the other)."""
+    parts = (lambda notes: precision_findings(g, cell, binary, notes), lambda notes: library_findings(g, cell, box, notes))
+    results: list[tuple[list[str], list[str]]] = [([], []) for _ in parts]
+
+    def run_part(i: int) -> None:
+        notes: list[str] = []
         try:
-            found += part()
+            results[i] = (parts[i](notes), notes)
         except Exception as e:  # a grader error: that part is not checked, the cell is graded
-            notes.append("grader error: %s" % visible(str(e))[:200])
+            results[i] = ([], notes + ["grader error: %s" % visible(str(e))[:200]])
+
+    with g.box.side_by_side(cell.number):
+        other = threading.Thread(target=run_part, args=(1,), name="cell-%d-library" % cell.number, daemon=True)
+        other.start()
+        try:
+            run_part(0)
+        finally:
+            other.join()
+    notes = [n for _, said in results for n in said]
+    found = [f for got, _ in results for f in got]
     with open(os.path.join(cell.dir, "shortcuts.log"), "w", encoding="utf-8") as f:
         f.write("".join("%s\n" % n for n in notes + ["finding: " + x for x in found]) or "checked: nothing found\n")
     return found
