@@ -10,11 +10,13 @@
 #   2. the class on GPU 0 alone (grade.sh --gpus 0) into OUT/one;
 #   3. the same class, at the same seed (TWO_GPUS_SEED, default 2026), on GPUs 0 and 1
 #      (--gpus 0,1) into OUT/two;
-#   4. on a machine of more than two GPUs, the same class on all of them into OUT/all.
+#   4. on a machine of more than two GPUs, the same class on all of them into OUT/all (unless
+#      TWO_GPUS_ALL=no: a larger class within a time limit).
 # Runs 2 and 3 both start warm: the course from the cache. The report (bench/two_gpus_report.py,
 # also OUT/summary.txt) gives each run's wall time, cells per hour, the speed-up, the speed-up as
 # if both had built the course cold, each GPU's busy time, the median GPU time of a cell, when the
-# first result came, per-step sums from the cells' timing and whether the two gradebooks agree.
+# first result came, the pace after it (what a class of 200 would take at that pace), per-step
+# sums from the cells' timing and whether the two gradebooks agree.
 # OUT/warm, OUT/one and OUT/two keep (beside grade.sh's whole --out) gradebook.csv, run-info.txt,
 # progress.log, console.txt, wall.txt and timing.txt (one line per cell: "NNNN student / lesson: key=value ..."): the raw
 # output to commit (paths under OUT written as /tmp/two-gpus).
@@ -25,8 +27,10 @@ repo=$(cd -- "$here/.." && pwd -P)
 out=$1; shift
 students=${TWO_GPUS_STUDENTS:-8}
 seed=${TWO_GPUS_SEED:-2026}
+all=${TWO_GPUS_ALL:-yes}
 [[ $students =~ ^[0-9]+$ ]] && [ "$students" -ge 1 ] || { echo "two_gpus.sh: TWO_GPUS_STUDENTS must be a whole number > 0, not '$students'"; exit 2; }
 [[ $seed =~ ^[0-9]+$ ]] || { echo "two_gpus.sh: TWO_GPUS_SEED must be a whole number, not '$seed'"; exit 2; }
+[[ $all = yes || $all = no ]] || { echo "two_gpus.sh: TWO_GPUS_ALL must be yes or no, not '$all'"; exit 2; }
 for a in "$@"; do
   case $a in --gpus|--seed|--out|--course-cache|--no-course-cache|--resume|--slurm|--share)
     echo "two_gpus.sh: $a is set by the script itself (GPUs, seed, folders); give other grade.sh options only"; exit 2 ;;
@@ -93,7 +97,7 @@ grade warm "$out/warm-class" --gpus 0,1 "$@" || exit 1
 grade one "$out/class" --gpus 0 "$@" || exit 1
 grade two "$out/class" --gpus 0,1 "$@" || exit 1
 runs="warm one two"
-if [ "$ngpus" -gt 2 ]; then  # 4. on a machine of more GPUs: the same class on all of them (OUT/all)
+if [ "$ngpus" -gt 2 ] && [ "$all" = yes ]; then  # 4. on a machine of more GPUs: the same class on all of them (OUT/all)
   grade all "$out/class" --gpus "$(seq -s, 0 $((ngpus - 1)))" "$@" || exit 1
   runs="$runs all"
 fi

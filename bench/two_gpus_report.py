@@ -83,6 +83,23 @@ def gradebook(run: str) -> dict[tuple[str, str], dict[str, str]]:
         return {(r["student"], r["lesson"]): r for r in csv.DictReader(f)}
 
 
+CLASS, LESSONS = 200, 6  # the class the issue names: 200 students, six lessons
+
+
+def pace(x: dict) -> float | None:
+    """Cells per hour from the run's first result to its last (None: one result, or stamps apart by
+    less than a second): the pace a class much larger than the bench's keeps, the fixed start left out."""
+    n = len(x["book"])
+    if x["first"] is None or x["last"] is None or n < 2 or x["last"] <= x["first"]:
+        return None
+    return (n - 1) * 3600 / (x["last"] - x["first"])
+
+
+def class_minutes(x: dict, cells_per_hour: float) -> float:
+    """Minutes to grade CLASS students at CELLS_PER_HOUR after the run's first result."""
+    return (x["first"] + (CLASS * LESSONS - 1) * 3600 / cells_per_hour) / 60
+
+
 def f1(x: float | None) -> str:
     return "-" if x is None else "%.1f" % x
 
@@ -118,6 +135,12 @@ def report(out: str) -> str:
                  " less the judge's time beside the next cell's run, judge_beside_s)")
     speedup = one["wall"] / two["wall"]
     lines += ["", "speed-up, both runs warm (the course from the cache): %.2fx" % speedup]
+    p1, p2 = pace(one), pace(two)
+    if p1 and p2:
+        lines.append("after the first result (the pace a large class keeps once its first cell is done): one GPU %.0f cells/h, two GPUs "
+                     "%.0f cells/h: %.2fx; at those paces a class of %d students (%d cells) takes %.0f min on one GPU and %.0f min on two, "
+                     "each run's first result included"
+                     % (p1, p2, p2 / p1, CLASS, CLASS * LESSONS, class_minutes(one, p1), class_minutes(two, p2)))
     if "all" in r:
         gpus = len(r["all"]["busy"]) or 1
         lines.append("speed-up on all %d GPUs against one, both warm: %.2fx (%d of %d cells passed)"

@@ -68,6 +68,22 @@ class Report(unittest.TestCase):
                       "in that span (the span less its busy time; stamps to the second): GPU 0 45 s", out)
         self.assertRegex(out, r"one GPU \(--gpus 0\) +100\.0 +72 +20\.0 s +5\.00 s")  # 2 cells in 100 s; median of 5 and 5
 
+    def test_the_pace_after_the_first_result_and_a_class_of_200(self):
+        epoch = 1767225600.0  # 2026-01-01T00:00:00Z
+        course = "The course and its judges came from the course cache (/c/x), ready in 1.00 s."
+        cells = [("run_s=3 gpu=0", "passed"), ("run_s=3 gpu=0", "passed")]
+        with tempfile.TemporaryDirectory() as d:
+            make_run(d, "warm", 90, cells, course, start=epoch)
+            make_run(d, "one", 100, cells, course, start=epoch)  # first result at 20 s, last at 60 s
+            make_run(d, "two", 50, cells, course, start=epoch, last="2026-01-01T00:00:40Z")  # last at 40 s
+            out = subprocess.run([sys.executable, REPORT, d], stdout=subprocess.PIPE, check=True, text=True).stdout
+            # one cell in 40 s against one in 20 s; 1,199 cells after the first: 20 s + 1199 x 40 s, 20 s + 1199 x 20 s
+            self.assertIn("one GPU 90 cells/h, two GPUs 180 cells/h: 2.00x; at those paces a class of 200 students (1200 cells) "
+                          "takes 800 min on one GPU and 400 min on two", out)
+            make_run(d, "two", 50, cells, course, start=epoch, last="2026-01-01T00:00:20Z")  # both results in one second
+            out = subprocess.run([sys.executable, REPORT, d], stdout=subprocess.PIPE, check=True, text=True).stdout
+            self.assertNotIn("after the first result", out)
+
     def test_a_judge_beside_the_next_run_is_not_counted_busy(self):
         with tempfile.TemporaryDirectory() as d:
             course = "The course and its judges came from the course cache (/c/x), ready in 1.50 s."
