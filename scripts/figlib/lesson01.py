@@ -7,10 +7,10 @@ warp_sectors.svg: one warp reading a row (lane l at byte 4 l) against one warp r
 naive_two_sides.svg: the two naive kernels, in and out side by side, with the elements one warp
     reads and writes; which side is strided, and its sectors, again from the sector model, for
     the lesson's default shape (common/transpose_bench.cuh) and its 32-thread warp row (kBlockX).
-block_sectors.svg: the kBlockY warps of one block, for each naive kernel, on the strided side:
-    every warp's access falls in the same 32 sectors (the sector model, warp w at byte offset 4 w),
-    so the strided reads are gathered in L1 (each sector fetched from L2 once for all warps) and the
-    strided writes are not (every warp sends its own partial sector to L2).
+block_sectors.svg: one block's kBlockX x kBlockY patch on the strided side, each column coloured by
+    its warp (warp w walks column w, lane l on row l); the sector model (warp w at byte offset 4 w)
+    says the warps' columns fill the same 32 whole sectors, one per row. Beside it, one sector as
+    the two kernels send it on: the loads merged in L1 (one request to L2), the stores not (one per warp).
 loads_in_flight.svg: a schematic timeline (no measured numbers) of one thread of copy_kernel,
     one load in flight before its store, against one of copy_4_per_thread, kPerThread loads issued
     before the first store; and the bytes in flight each keeps.
@@ -176,84 +176,103 @@ def naive_two_sides() -> str:
     return s.to_string()
 
 
+WARP_COLOURS = ["blue", "orange", "green", "red", "sky", "yellow", "purple", "#999999"]
+
+
 def block_sectors() -> str:
     rows, cols = default_shape()
     warps = models.constant(SRC, "kBlockY")   # a block is kBlockX x kBlockY threads: kBlockY warps
     lanes = models.constant(SRC, "kBlockX")
-    # Warp w of block (0, 0) has threadIdx.y = w. Strided reads: lane l reads in[l][w], byte
-    # (l * cols + w) * 4. Strided writes: lane l writes out[l][w], byte (l * rows + w) * 4.
-    sides = [("transpose_naive_strided_reads", "in", cols, "loads",
-              "L1 keeps the sector: the other warps find it there, and L2 sends it once."),
-             ("transpose_naive_strided_writes", "out", rows, "stores",
-              "Stores are not gathered in L1: each warp's partial sector goes to L2 on its own.")]
-    W, H = 780, 654
-    s = Svg(W, H, f"The {warps} warps of one block touch the same {lanes} sectors on the strided side: "
-                  "reads are gathered in L1, writes each go to L2")
-    s.text(20, 24, f"One block, {warps} warps, on the strided side: every warp touches the same {lanes} sectors",
-           size=15, bold=True)
-    s.text(20, 43, f"A {lanes} \u00d7 {warps} block forms warps threadIdx.x fastest: warp w is the threads with "
-                   "threadIdx.y = w.", size=12)
-    s.text(20, 60, f"Its {lanes} lanes walk down column w of the block's {lanes} \u00d7 {warps} patch; columns "
-                   f"0\u2013{warps - 1} of each row are one sector. Drawn: row 0.", size=12)
-    cell, h = 10, 20
+    if rows != cols:
+        raise models.ModelError("block_sectors.svg draws one patch for in and out: needs rows == cols")
+    # Warp w of block (0, 0) has threadIdx.y = w; lane l (threadIdx.x = l) is on row l of the patch.
+    # Strided reads: lane l reads in[l][w], byte (l * cols + w) * 4; strided writes: out[l][w], the same.
+    answers = [models.sectors_strided(FLOAT, cols, w * FLOAT) for w in range(warps)]
+    union = sorted(set().union(*(a.sectors for a in answers)))
+    # who touches each sector: {sector: [warps]}, from the model
+    owners = {sec: [w for w in range(warps) if sec in answers[w].sectors] for sec in union}
+    per_sector = {len(v) for v in owners.values()}
+    if len(union) != lanes or per_sector != {warps}:
+        raise models.ModelError(f"block_sectors.svg: expected {lanes} sectors shared by all {warps} warps")
+    W, H = 780, 612
+    s = Svg(W, H, f"One block's {lanes} x {warps} patch on the strided side: the {warps} warps' columns fill "
+                  f"{len(union)} whole sectors; loads ask L2 once per sector, stores {warps} times")
+    s.text(20, 24, f"One block on the strided side: {warps} warps, a {lanes} \u00d7 {warps} patch, "
+                   f"{len(union)} sectors", size=15, bold=True)
+    s.text(20, 43, "Warp w (threadIdx.y = w) walks down column w; lane l (threadIdx.x = l) is on row l.",
+           size=12)
+    s.text(20, 60, f"Each row's {warps} floats are one {SECTOR}-byte sector (outlined), so the {warps} columns "
+                   f"fill exactly {len(union)} whole sectors.", size=12)
+    # the patch: lanes rows x warps columns, each cell coloured by its warp
+    cw, ch = 22, 12
+    gx, gy = 70, 100
+    s.text(gx + warps * cw / 2, gy - 22, "warp", size=11, anchor="middle")
+    for w in range(warps):
+        s.text(gx + w * cw + cw / 2, gy - 6, str(w), size=11, anchor="middle")
+    for r, sec in enumerate(union):
+        y = gy + r * ch
+        for w in owners[sec]:
+            s.rect(gx + w * cw, y, cw, ch, fill=WARP_COLOURS[w], stroke="paper", width=0.6)
+        s.rect(gx, y, warps * cw, ch, fill="none", stroke="ink", width=1.2)
+        if r % 8 == 0 or r == lanes - 1:
+            s.text(gx - 6, y + ch - 2, f"row {r}", size=10, anchor="end")
+    s.text(gx + warps * cw / 2, gy + lanes * ch + 16, f"in (strided reads) or", size=11, anchor="middle",
+           italic=True)
+    s.text(gx + warps * cw / 2, gy + lanes * ch + 30, f"out (strided writes)", size=11, anchor="middle",
+           italic=True)
+    # one row (sector) of the patch, as the two kernels send it on
+    first = union[0]
+    cell, h = 10, 16
     box = cell * SECTOR // FLOAT
-    panel = 285
-    for k, (name, matrix, stride, verb, note) in enumerate(sides):
-        answers = [models.sectors_strided(FLOAT, stride, w * FLOAT) for w in range(warps)]
-        union = sorted(set().union(*(a.sectors for a in answers)))
-        per_warp = len(answers[0].sectors)
-        top = 80 + k * panel
-        s.text(20, top + 12, name, size=14, bold=True, mono=True)
-        s.text(20, top + 30, f"{verb} of {matrix}: each warp touches {per_warp} sectors; "
-                             f"all {warps} warps together touch {len(union)} distinct sectors", size=12)
-        wx, wy = 20, top + 46
-        first = answers[0].first_sector[0]
-        band = warps * (h + 2)
-        l1x, l2x = 250, 540
+
+    def piece(x: float, y: float, ws: list[int]) -> None:
+        for c in range(SECTOR // FLOAT):
+            s.rect(x + c * cell, y, cell, h, fill=WARP_COLOURS[c] if c in ws else "paper", stroke="grid")
+        s.rect(x, y, box, h, fill="none", stroke="ink", width=1.5)
+
+    px, l1x, l2x = 330, 480, 640
+    panel = 252
+    titles = [("transpose_naive_strided_reads: loads of in",
+               "L1 merges the 8 loads", f"L2: 1 request per sector, {len(union)} for the block"),
+              ("transpose_naive_strided_writes: stores to out",
+               "L1 sends each store on", f"L2: {warps} per sector, {warps * len(union)} for the block")]
+    for k, (title, l1_note, l2_note) in enumerate(titles):
+        top = 84 + k * panel
+        s.text(px - 40, top, title, size=13, bold=True, mono=True)
+        s.text(px - 40, top + 18, "row 0 of the patch: one sector, one piece from each warp", size=11)
+        wy = top + 34
+        band = warps * (h + 3)
         mid = wy + band / 2
         for w in range(warps):
-            y = wy + w * (h + 2)
-            s.text(wx, y + 14, f"warp {w}", size=11)
-            sector_box(s, wx + 50, y, cell, h, first, answers[w], [0], "orange")
+            y = wy + w * (h + 3)
+            s.text(px - 8, y + 12, f"warp {w}", size=10, anchor="end")
+            piece(px, y, [w])
         if k == 0:
-            s.rect(l1x, wy - 4, 180, band + 8, fill="light_blue", stroke="blue", rx=6)
-            s.text(l1x + 90, wy + 14, "L1", size=13, anchor="middle", bold=True)
+            s.rect(l1x - 10, wy - 4, 120, band + 8, fill="light_blue", stroke="blue", rx=6)
+            s.text(l1x + 50, wy + 12, "L1", size=13, anchor="middle", bold=True)
             for w in range(warps):
-                s.line(wx + 50 + box + 4, wy + w * (h + 2) + h / 2, l1x + 48, mid, stroke="grid", width=1)
-            merged = models.SectorAnswer(FLOAT, [a.address[0] for a in answers],
-                                         [a.first_sector[0] for a in answers], [first], 1.0)
-            sector_box(s, l1x + 50, mid - h / 2, cell, h, first, merged, list(range(warps)), "orange")
-            s.text(l1x + 90, mid + h / 2 + 16, f"all {warps} pieces used", size=11, anchor="middle")
-            s.rect(l2x, wy - 4, 220, band + 8, fill="muted", stroke="ink", rx=6)
-            s.text(l2x + 110, wy + 14, "L2", size=13, anchor="middle", bold=True)
-            s.line(l1x + 50 + box + 4, mid, l2x + 60, mid, stroke="blue", width=2.5, arrow=True)
-            s.text(l2x + 110, mid - 22, "1 sector read", size=12, anchor="middle", bold=True)
-            s.text(l2x + 110, mid + 28, f"for {warps} warps:", size=11, anchor="middle")
-            s.text(l2x + 110, mid + 43, f"{len(union)} for the block, not {warps * per_warp}", size=11,
-                   anchor="middle")
-            sector_box(s, l2x + 70, mid - h / 2, cell, h, first, merged, list(range(warps)), "orange")
+                s.line(px + box + 3, wy + w * (h + 3) + h / 2, l1x + 8, mid, stroke="grid", width=1)
+            piece(l1x + 10, mid - h / 2, list(range(warps)))
+            s.line(l1x + 10 + box + 4, mid, l2x + 18, mid, stroke="blue", width=2.5, arrow=True)
+            s.rect(l2x, wy - 4, 120, band + 8, fill="muted", stroke="ink", rx=6)
+            s.text(l2x + 60, wy + 12, "L2", size=13, anchor="middle", bold=True)
+            piece(l2x + 20, mid - h / 2, list(range(warps)))
+            s.text(l2x + 60, mid + h / 2 + 16, "1 request", size=11, anchor="middle", bold=True)
         else:
-            s.rect(l1x, wy - 4, 180, band + 8, fill="paper", stroke="grid", rx=6, dash="4,3")
-            s.rect(l2x, wy - 4, 220, band + 8, fill="muted", stroke="ink", rx=6)
+            s.rect(l1x - 10, wy - 4, 120, band + 8, fill="paper", stroke="grid", rx=6, dash="4,3")
+            s.text(l1x + 50, wy + 12, "L1", size=13, anchor="middle", bold=True)
+            s.rect(l2x, wy - 4, 120, band + 8, fill="muted", stroke="ink", rx=6)
             for w in range(warps):
-                y = wy + w * (h + 2)
-                s.line(wx + 50 + box + 4, y + h / 2, l2x + 8, y + h / 2, stroke="red", width=1.2, arrow=True)
-                sector_box(s, l2x + 12, y, cell, h, first, answers[w], [0], "orange")
-            s.rect(l1x + 20, mid - 26, 140, 44, fill="paper", stroke="none", width=0)
-            s.text(l1x + 90, mid - 8, "L1: passes", size=12, anchor="middle", bold=True)
-            s.text(l1x + 90, mid + 8, "stores on", size=12, anchor="middle", bold=True)
-            s.text(l2x + 160, wy + 14, "L2", size=13, anchor="middle", bold=True)
-            s.text(l2x + 160, mid - 14, f"{warps} sector", size=12, anchor="middle", bold=True)
-            s.text(l2x + 160, mid + 2, "writes", size=12, anchor="middle", bold=True)
-            s.text(l2x + 160, mid + 22, f"{warps * per_warp} for", size=11, anchor="middle")
-            s.text(l2x + 160, mid + 37, "the block", size=11, anchor="middle")
-        s.text(20, wy + band + 24, note, size=12, italic=True)
-    s.line(20, 80 + panel - 12, W - 20, 80 + panel - 12, stroke="grid")
+                y = wy + w * (h + 3)
+                s.line(px + box + 3, y + h / 2, l2x + 16, y + h / 2, stroke="red", width=1.2, arrow=True)
+                piece(l2x + 20, y, [w])
+            s.text(l2x + 60, wy + band + 18, f"{warps} requests", size=11, anchor="middle", bold=True)
+        s.text(l1x + 50, wy + band + 18, l1_note, size=11, anchor="middle")
+        s.text(px - 40, wy + band + 40, l2_note, size=12, italic=True)
     ly = H - 14
-    s.rect(20, ly - 11, cell, 14, fill="orange", stroke="grid")
-    s.text(20 + cell + 6, ly, "4 bytes a warp uses", size=12)
-    s.rect(200, ly - 11, box, 14, fill="none", stroke="ink", width=1.5)
-    s.text(200 + box + 6, ly, f"one {SECTOR}-byte sector ({SECTOR // FLOAT} floats of one row)", size=12)
+    s.rect(20, ly - 11, box, 14, fill="none", stroke="ink", width=1.5)
+    s.text(20 + box + 6, ly, f"one {SECTOR}-byte sector = {SECTOR // FLOAT} floats of one row; "
+                             "colour = the warp that reads or writes the float", size=12)
     return s.to_string()
 
 

@@ -126,10 +126,10 @@ def tile_trip() -> str:
     s.text(ax, cy - 3, f"1. Warp {y_row} (threadIdx.y = {y_row}) reads rows {rows} of in's tile, "
                        f"{tile} consecutive floats each (coalesced),", size=12)
     s.text(ax, cy + 13, "and writes them into the same rows of the shared tile. Framed: its first row.", size=12)
-    s.text(ax, cy + 35, f"2. After the barrier, warp {y_row} reads column {y_row} of the shared tile: "
-                        f"its {tile} values were written by all {rows_per_pass} warps,", size=12)
-    s.text(ax, cy + 51, f"which is why the barrier is needed. It writes them as row {y_row} of out: "
-                        f"{tile} consecutive floats, coalesced.", size=12)
+    s.text(ax, cy + 35, f"2. After the barrier, warp {y_row} reads columns {rows} of the shared tile "
+                        f"(framed: column {y_row}).", size=12)
+    s.text(ax, cy + 51, f"All {rows_per_pass} warps wrote each column: hence the barrier. Column {y_row} "
+                        f"becomes row {y_row} of out: {tile} consecutive floats, coalesced.", size=12)
     ly = cy + 78
     s.text(ax, ly + 9, "colour = the warp that moves the row:", size=12)
     for w in range(rows_per_pass):

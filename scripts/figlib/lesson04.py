@@ -337,5 +337,79 @@ def block_of_warps() -> str:
     return s.to_string()
 
 
+# The drawn grid of grid_stride_map: a toy, small enough to number every element (the lesson's
+# grid is kBlock threads per block times SMs x blocks per SM; the figure says so).
+TOY_BLOCKS, TOY_THREADS, TOY_PASSES = 3, 8, 3
+FOLLOWED = (1, 2)  # (block, thread) outlined through its passes
+
+
+def grid_stride_map() -> str:
+    """Which elements thread t of block b reads in each pass of reduce_grid_stride's loop, for a
+    toy grid: i = b * blockDim + t + pass * gridDim * blockDim, as the kernel computes it. Every
+    cell is placed by its index i (row i // stride, column i % stride), so each row is one pass only
+    if the formula makes it so."""
+    block = models.constant(MAIN, "kBlock")
+    stride = TOY_BLOCKS * TOY_THREADS
+    n = stride * TOY_PASSES
+    fills = ["light_blue", "light_orange", "light_green"]
+    strokes = ["blue", "orange", "green"]
+    cell, h, pitch = 26, 34, 62
+    x0, y0 = 112, 112
+    right = x0 + stride * cell
+    s = Svg(800, y0 + TOY_PASSES * pitch + 90,
+            f"Grid-stride addresses for a toy grid of {TOY_BLOCKS} blocks of {TOY_THREADS} threads over {n} "
+            f"elements: in each pass the {stride} threads read {stride} neighbouring elements, block 0 first; "
+            f"the next pass starts {stride} elements further on")
+    s.text(16, 26, f"A grid-stride loop's addresses, drawn for {TOY_BLOCKS} blocks of {TOY_THREADS} threads "
+                   f"over {n} floats", size=16, bold=True)
+    s.text(16, 46, "i = blockIdx.x * blockDim.x + threadIdx.x, then i += gridDim.x * blockDim.x "
+                   f"(= {TOY_BLOCKS} × {TOY_THREADS} = {stride} here) until i ≥ n.", size=12)
+    s.text(16, 64, "Each cell is one element of the array, placed by its index; the small number is the "
+                   "thread t that reads it.", size=12)
+    for c in range(0, stride, 4):
+        s.text(x0 + c * cell + cell / 2, y0 - 26, f"+{c}", size=10, anchor="middle", fill="#555555")
+    for b in range(TOY_BLOCKS):
+        a = x0 + b * TOY_THREADS * cell
+        s.line(a + 2, y0 - 10, a + TOY_THREADS * cell - 2, y0 - 10, stroke=strokes[b], width=3)
+        s.text(a + TOY_THREADS * cell / 2, y0 - 14, f"block {b}", size=11, anchor="middle", bold=True,
+               fill=strokes[b])
+    seen = set()
+    for p in range(TOY_PASSES):
+        for b in range(TOY_BLOCKS):
+            for t in range(TOY_THREADS):
+                i = b * TOY_THREADS + t + p * stride  # the kernel's index
+                seen.add(i)
+                row, col = divmod(i, stride)
+                x, y = x0 + col * cell, y0 + row * pitch
+                followed = (b, t) == FOLLOWED
+                s.rect(x + 1, y, cell - 2, h, fill=fills[b], stroke="ink" if followed else strokes[b],
+                       width=2.5 if followed else 1)
+                s.text(x + cell / 2, y + 14, str(i), size=10, anchor="middle", mono=True)
+                s.text(x + cell / 2, y + 28, f"t{t}", size=9, anchor="middle", fill="#555555")
+    if seen != set(range(n)):
+        raise models.ModelError("grid_stride_map: the toy grid does not read every element exactly once")
+    for p in range(TOY_PASSES):
+        y = y0 + p * pitch
+        s.text(x0 - 10, y + 15, f"pass {p + 1}", size=12, anchor="end", bold=True)
+        s.text(x0 - 10, y + 30, f"i = {p * stride}–{p * stride + stride - 1}", size=10, anchor="end",
+               fill="#555555")
+        if p + 1 < TOY_PASSES:
+            s.line(x0 - 40, y + h + 4, x0 - 40, y + pitch - 4, stroke="ink", width=1.2, arrow=True)
+            s.text(x0 - 46, y + h + 20, f"+{stride}", size=10, anchor="end", fill="#555555")
+    b, t = FOLLOWED
+    path = ", ".join(str(b * TOY_THREADS + t + p * stride) for p in range(TOY_PASSES))
+    yl = y0 + TOY_PASSES * pitch + 10
+    s.text(16, yl, f"Every pass is one sweep over {stride} neighbouring floats, so a warp's lanes read "
+                   "neighbouring floats: coalesced.", size=12, bold=True)
+    s.text(16, yl + 18, f"One thread, t{t} of block {b}, reads {path} (outlined), adding each into a register.",
+           size=12, bold=True)
+    s.text(16, yl + 44, f"The lesson's grid: kBlock = {block} threads per block, as many blocks as the GPU "
+                        "holds at once (grid_of: SMs × blocks per SM);", size=12)
+    s.text(16, yl + 62, f"a pass sweeps gridDim.x × {block} floats, and over 2^{default_n_log2()} floats "
+                        "a thread makes hundreds of passes.", size=12)
+    return s.to_string()
+
+
 FIGURES = {"tree.svg": tree, "grid_stride.svg": grid_stride, "shuffle.svg": shuffle,
-           "block_of_warps.svg": block_of_warps}
+           "block_of_warps.svg": block_of_warps,
+           "grid_stride_map.svg": grid_stride_map}
