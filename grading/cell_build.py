@@ -47,17 +47,28 @@ def run_lint(g: Grading, cell: Cell, box: str) -> str | None:
 
 def side_by_side(box: Box, number: int, parts: list[Callable[[], None]]) -> None:
     """Each of PARTS (the course's own tools on cell NUMBER's files) in a thread of its own, side by
-    side in the cell's sandbox (Box.side_by_side); returns when all have ended. Each part catches its
-    own grader errors."""
+    side in the cell's sandbox (Box.side_by_side); returns when all have ended. A part's exception
+    is raised here once all have ended (the first, in the order of PARTS), as one after another
+    would have raised it: the cell is then not graded (build_or_say says why)."""
+    raised: list[BaseException | None] = [None] * len(parts)
+
+    def run(i: int) -> None:
+        try:
+            parts[i]()
+        except BaseException as e:  # (raised again below, in the caller's thread)
+            raised[i] = e
+
     with box.side_by_side(number):
-        threads = [threading.Thread(target=part, name="cell-%d-part" % number, daemon=True) for part in parts[1:]]
+        threads = [threading.Thread(target=run, args=(i,), name="cell-%d-part-%d" % (number, i), daemon=True)
+                   for i in range(1, len(parts))]
         for t in threads:
             t.start()
-        try:
-            parts[0]()
-        finally:
-            for t in threads:
-                t.join()
+        run(0)
+        for t in threads:
+            t.join()
+    first = next((e for e in raised if e is not None), None)
+    if first is not None:
+        raise first
 
 
 def _after_compile(g: Grading, cell: Cell, box: str) -> None:

@@ -79,6 +79,18 @@ class SideBySide(unittest.TestCase):
         self.assertFalse(meet.broken)
 
 
+    def test_a_part_that_raises_is_raised_once_all_have_ended(self):
+        b = _box()
+        ended = []
+
+        def boom():
+            raise OSError("the part's log could not be written")
+        with self.assertRaises(OSError):  # (in a thread of its own it would only be printed, and the cell graded)
+            cell_build.side_by_side(b, 3, [lambda: ended.append(0), boom, lambda: ended.append(2)])
+        self.assertEqual(sorted(ended), [0, 2])
+        self.assertEqual(b.together, {})
+
+
 class OwnTree(unittest.TestCase):
     """A step past its time limit, side by side: its own process tree is killed, its user's other
     processes (a sibling step) are not; alone, the user's processes are killed with it."""
