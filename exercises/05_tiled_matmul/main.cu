@@ -100,7 +100,7 @@ static_assert(kBM * kBK == 4 * kRegThreads && kBK * kBN == 4 * kRegThreads && kT
 ///     t-1, and every thread has passed the barrier that ended step t-1.
 /// Why these sizes: with 8-deep slabs each thread loads exactly one float4 of each slab, and
 /// __launch_bounds__(kRegThreads, 2) makes the compiler fit 2 blocks per SM: 128 registers per
-/// thread and no spills (nvcc -Xptxas -v, CUDA 13.0, sm_90). Deeper slabs: the README's "Try this".
+/// thread and no spills (nvcc -Xptxas -v, CUDA 13.0, sm_90). Deeper slabs: notes.md, "Experiments with matmul_register_tiled".
 __global__ void __launch_bounds__(kRegThreads, 2)
     matmul_register_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
                           int N, int K) {
