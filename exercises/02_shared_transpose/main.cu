@@ -25,9 +25,9 @@
 
 constexpr int kMaxStaticReverse = 1024;  // one thread per element, and a block has at most 1024
 
-/// Reverses d[0..n) in place, n <= blockDim.x. In place is only safe because of the barrier:
-/// thread t overwrites d[t], which thread n-1-t must have read (into s) before that happens.
-/// Without it, a thread of one warp could read s[n-1-t] before another warp has written it.
+/// Reverses d[0..n) in place, n <= blockDim.x: thread t copies d[t] into s[t], then writes d[t]
+/// from s[n-1-t], which thread n-1-t stored. The barrier makes that read safe: without it, a
+/// thread of one warp could read s[n-1-t] before another warp has written it.
 __global__ void reverse_in_block_static(float* d, int n) {
     __shared__ float s[kMaxStaticReverse];  // size fixed at compile time
     const int t = threadIdx.x;
