@@ -1,6 +1,7 @@
 """Lesson 05's idea figures: matmul_tiled<T>'s tiles of A and B marching along K into shared
 memory, one element of each tile loaded once and read by T threads, and (after the main path) one
-thread's register tile in matmul_register_tiled (the outer product it computes for each k).
+thread's register tile in matmul_register_tiled (the outer product it computes for each k), and
+where each kernel's FMA operands come from: global loads and shared reads per 64 FMAs.
 
 Every size comes from lessons/05_tiled_matmul/main.cu: T is the smallest tile of the kernels it
 times (`launch_tiled<16>`), and the register-tiled kernel's block tile (kBM x kBN), slab depth
@@ -9,6 +10,7 @@ columns lie follow from those, as the kernel computes them.
 """
 import os
 import re
+from fractions import Fraction
 
 from figlib import models
 from figlib.svg import Svg
@@ -285,4 +287,126 @@ def register_tile() -> str:
     return s.to_string()
 
 
-FIGURES = {"tiles_along_k.svg": tiles_along_k, "shared_tile.svg": shared_tile, "register_tile.svg": register_tile}
+def tile_shapes() -> dict[str, tuple[int, int]]:
+    """kVariants' name -> the block of C one thread block computes (tile_rows, tile_cols), the
+    numbers main.cu's traffic model uses. kBM and kBN are replaced by their values."""
+    with open(os.path.join(models.ROOT, SOURCE), encoding="utf-8") as f:
+        text = f.read()
+    z = sizes()
+    value = lambda v: int(v) if v.isdigit() else z[v[1:]]  # noqa: E731
+    shapes = {name: (value(r), value(c))
+              for name, r, c in re.findall(r'\{"([^"]+)",\s*launch_\w+(?:<\d+>)?,\s*(\w+),\s*(\w+)\}', text)}
+    if not shapes:
+        raise models.ModelError(f"{SOURCE}: no kVariants entries")
+    return shapes
+
+
+def operand_sources() -> list[dict]:
+    """Per FMA, where each kernel's two operands come from, counted from its loops:
+    matmul_naive: A[...] and B[...] from global memory, 2 per FMA.
+    matmul_tiled<T>: per step a thread loads 2 floats from global memory into As and Bs, then does
+      T FMAs, each reading As[ty][e] and Bs[e][tx]: 2 shared reads per FMA, 2 / T global.
+    matmul_register_tiled: per step of kBK a thread loads (kBM·kBK + kBK·kBN) / threads floats from
+      global memory; for each k it reads kTM values of A and kTN of B as float4s and does kTM·kTN FMAs.
+    Each kernel's global loads per FMA are checked against main.cu's traffic model (kVariants'
+    tile rows and columns: 1/rows + 1/cols floats per FMA), and the register kernel's float4 reads
+    against the loads its inner loop spells out."""
+    with open(os.path.join(models.ROOT, SOURCE), encoding="utf-8") as f:
+        text = f.read()
+    z = sizes()
+    shapes = tile_shapes()
+    threads = z["threads_x"] * z["threads_y"]
+    rows = [{"name": "matmul_naive", "global": Fraction(2), "shared": Fraction(0), "shared_loads": Fraction(0),
+             "float_width": 1, "how": "both operands from global memory: A[row·K + k], B[k·N + col]"}]
+    for T in sorted(int(t) for t in set(re.findall(r"launch_tiled<(\d+)>", text))):
+        rows.append({"name": f"matmul_tiled<{T}>", "global": Fraction(2, T), "shared": Fraction(2),
+                     "shared_loads": Fraction(2), "float_width": 1,
+                     "how": f"As[ty][e] and Bs[e][tx] from shared memory; 2 global loads per {T} FMAs"})
+    fmas_per_step = z["BK"] * z["TM"] * z["TN"]
+    global_per_step = Fraction(z["BM"] * z["BK"] + z["BK"] * z["BN"], threads)
+    shared_per_k = z["TM"] + z["TN"]
+    reg_name = next((n for n in shapes if n.startswith("register_tiled")), None)
+    if reg_name is None:
+        raise models.ModelError(f"{SOURCE}: no register_tiled entry in kVariants")
+    rows.append({"name": reg_name, "global": global_per_step / fmas_per_step,
+                 "shared": Fraction(shared_per_k, z["TM"] * z["TN"]),
+                 "shared_loads": Fraction(shared_per_k // FLOAT4, z["TM"] * z["TN"]), "float_width": FLOAT4,
+                 "how": f"per k: {shared_per_k // FLOAT4} float4 shared reads ({z['TM']} of A, {z['TN']} of B); "
+                        f"{global_per_step / FLOAT4} float4 global loads per {fmas_per_step} FMAs"})
+    # The register kernel's inner loop: one float4 read of As or Bs per line.
+    reads = re.findall(r"reinterpret_cast<const float4\*>\(&[AB]s\[buf\]\[k\]", text)
+    if len(reads) != shared_per_k // FLOAT4:
+        raise models.ModelError(f"{SOURCE}: {len(reads)} float4 shared reads per k, the figure assumes "
+                                f"{shared_per_k // FLOAT4}")
+    for row in rows:
+        r, c = shapes[row["name"]]
+        if row["global"] != Fraction(1, r) + Fraction(1, c):
+            raise models.ModelError(f"{row['name']}: {row['global']} global loads per FMA, main.cu's traffic "
+                                    f"model says 1/{r} + 1/{c}")
+    return rows
+
+
+def operand_sources_figure() -> str:
+    """A bar per kernel: the floats its FMAs read from shared memory and from global memory, per 64
+    FMAs (one k of a thread's register tile), each load instruction a segment."""
+    rows = operand_sources()
+    z = sizes()
+    per = z["TM"] * z["TN"]                      # one k of a register tile: the unit of the bars
+    scale = 3.5                                  # px per float
+    x0, top, pitch = 232, 108, 66
+    s = Svg(760, top + pitch * len(rows) + 78,
+            f"Where each kernel's multiply-adds get their operands, per {per} FMAs: matmul_naive reads "
+            f"{int(rows[0]['global'] * per)} floats from global memory; matmul_tiled as many from shared memory, "
+            f"plus a few from global; the register tiles {int(rows[-1]['shared'] * per)} from shared memory in "
+            f"{int(rows[-1]['shared_loads'] * per)} float4 reads, and {rows[-1]['global'] * per} from global")
+    s.text(12, 26, f"Where an FMA's two operands come from, per {per} FMAs", size=15, bold=True)
+    s.text(12, 46, f"{per} FMAs: one k of a register tile's {z['TM']} × {z['TN']} outputs. A bar's length is "
+                   "the floats read;", size=12)
+    s.text(12, 62, "each segment is one load instruction.", size=12)
+    for x, fill, words in [(12, "blue", "from shared memory"), (192, "red", "from global memory")]:
+        s.rect(x, 74, 14, 14, fill=fill, stroke="ink")
+        s.text(x + 20, 86, words, size=12)
+
+    def frac(v: Fraction) -> str:
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+    for i, row in enumerate(rows):
+        y = top + i * pitch
+        s.text(12, y + 14, row["name"], size=12, mono=True, bold=True)
+        per_fma = " + ".join(f"{frac(row[k])} {k}" for k in ("shared", "global") if row[k])
+        s.text(12, y + 30, f"per FMA: {per_fma}", size=11)
+        x, labels = x0, []
+        for key, fill in (("shared", "blue"), ("global", "red")):
+            floats = row[key] * per
+            if not floats:
+                continue
+            s.rect(x, y, float(floats) * scale, 20, fill=fill, stroke="ink", width=0.75)
+            width = row["float_width"] if key == "shared" else 1
+            loads = floats / width               # load instructions per `per` FMAs
+            if loads.denominator == 1 and loads > 1:
+                for j in range(1, int(loads)):
+                    sx = x + float(floats) * scale * j / int(loads)
+                    s.line(sx, y + 1, sx, y + 19, stroke="paper", width=0.6 if loads > 20 else 1.5)
+            x += float(floats) * scale
+            noun = "float" if floats == 1 else "floats"
+            labels.append(f"{frac(floats)} {key} {noun}" + (f" ({frac(loads)} float4 reads)" if width > 1 else ""))
+        label = " + ".join(labels)
+        if x < x0 + 60 * scale:                  # a short bar: its numbers beside it
+            s.text(x + 8, y + 15, label, size=12)
+        else:
+            s.text(x0, y + 35, label, size=12)
+        s.text(x0, y + 50 if x >= x0 + 60 * scale else y + 35, row["how"], size=11, fill="#555555")
+    tiled, reg = rows[1], rows[-1]
+    assert z["TM"] == z["TN"], "a value of A is used kTN times, one of B kTM times: the footer says one number"
+    y = top + pitch * len(rows) + 14
+    s.text(12, y, "matmul_tiled reads as many floats from shared memory as matmul_naive loads from global memory,",
+           size=13)
+    s.text(12, y + 18, "each through the queue in front of the shared-memory pipe (MIO throttle). A register tile",
+           size=13)
+    s.text(12, y + 36, f"reads each value once and uses it {z['TN']} times: {frac(tiled['shared'] / reg['shared'])}× "
+                       f"fewer shared floats, {frac(tiled['shared_loads'] / reg['shared_loads'])}× fewer shared "
+                       "load instructions.", size=13)
+    return s.to_string()
+
+FIGURES = {"tiles_along_k.svg": tiles_along_k, "shared_tile.svg": shared_tile, "register_tile.svg": register_tile,
+           "operand_sources.svg": operand_sources_figure}
