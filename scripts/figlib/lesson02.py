@@ -14,6 +14,12 @@ float4_tile.svg The float4 kernel (the first padded_float4 launch in kTransposes
                 float4 per thread: tile kTileW, 8 x kRows threads): the float4s one thread loads into
                 registers before its first shared store, and warp 0's first load; then the two block
                 orders of tile_origin / tile_grid: which tiles of in and out the first blocks move.
+source_warp.svg Warp 0 of block (0, 0) of transpose_tiled_source_mapping (kSourceTile x kSourceTile
+                threads, a warp 32 threads counted along x first: 16 x 2) on in and on out: the
+                elements it touches and the 32-byte sectors they fall in; below, warp 0 of the padded
+                transpose_tiled (one row of 32 floats on each side). The lanes' addresses are the
+                kernels' own index arithmetic (checked against main.cu's lines, see warp_addresses),
+                at the lesson's default shape; the sectors are lesson 01's sector model on them.
 """
 import re
 import os
@@ -315,4 +321,176 @@ def float4_tile() -> str:
     return s.to_string()
 
 
-FIGURES = {"tile_trip.svg": tile_trip, "bank_pitch.svg": bank_pitch, "float4_tile.svg": float4_tile}
+# The index arithmetic warp_addresses() reimplements, as main.cu writes it (spaces squeezed): if the
+# kernels change, the figure stops instead of drawing a mapping the code no longer has.
+SOURCE_LINES = ("const dim3 block(kSourceTile, kSourceTile);",
+                "const int tx = threadIdx.x, ty = threadIdx.y;",
+                "const int r = blockIdx.x * kSourceTile + tx, c = blockIdx.y * kSourceTile + ty;",
+                "tile[ty][tx] = in[r * cols + c];",
+                "const int out_row = blockIdx.y * kSourceTile + tx, out_col = blockIdx.x * kSourceTile + ty;",
+                "out[out_row * rows + out_col] = tile[tx][ty];")
+TILED_LINES = ("const dim3 block(kTile, kRowsPerPass);",
+               "const int row0 = blockIdx.y * kTile, col0 = blockIdx.x * kTile;",
+               "const int r = row0 + y, c = col0 + threadIdx.x;",
+               "tile[y][threadIdx.x] = in[r * cols + c];",
+               "const int out_row = col0 + y, out_col = row0 + threadIdx.x;",
+               "out[out_row * rows + out_col] = tile[threadIdx.x][y];")
+
+
+def _require_lines(lines: tuple[str, ...]) -> None:
+    with open(os.path.join(models.ROOT, MAIN), encoding="utf-8") as f:
+        text = " ".join(f.read().split())
+    for line in lines:
+        if line not in text:
+            raise models.ModelError(f"{MAIN} no longer has '{line}': update lesson02.warp_addresses()")
+
+
+def warp_addresses(kernel: str, rows: int, cols: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Warp 0 of block (0, 0): per lane, the (row, column) of in it loads and of out it stores.
+    A warp is 32 threads of the block counted along x first (lane = threadIdx.y * blockDim.x +
+    threadIdx.x), the loop variable y of transpose_tiled at its first value, threadIdx.y."""
+    loads, stores = [], []
+    bx = by = 0
+    if kernel == "transpose_tiled_source_mapping":
+        _require_lines(SOURCE_LINES)
+        n = models.constant(MAIN, "kSourceTile")
+        for lane in range(32):
+            tx, ty = lane % n, lane // n
+            r, c = bx * n + tx, by * n + ty
+            out_row, out_col = by * n + tx, bx * n + ty
+            loads.append((r, c))
+            stores.append((out_row, out_col))
+    elif kernel == "transpose_tiled":
+        _require_lines(TILED_LINES)
+        tile = models.constant(MAIN, "kTile")
+        for lane in range(32):
+            tx, ty = lane % tile, lane // tile
+            row0, col0, y = by * tile, bx * tile, ty
+            loads.append((row0 + y, col0 + tx))
+            stores.append((col0 + y, row0 + tx))
+    else:
+        raise models.ModelError(f"warp_addresses: no kernel {kernel}")
+    for (r, c), (orow, ocol) in zip(loads, stores):
+        if not (r < rows and c < cols and orow < cols and ocol < rows):
+            raise models.ModelError(f"{kernel}: warp 0 leaves the {rows} x {cols} matrix")
+    return loads, stores
+
+
+def source_warp() -> str:
+    from figlib.lesson01 import FLOAT, SECTOR, default_shape
+    rows, cols = default_shape()
+    n = models.constant(MAIN, "kSourceTile")
+    per_sector = SECTOR // FLOAT
+    kernels = ("transpose_tiled_source_mapping", "transpose_tiled")
+    sides = {}
+    for k in kernels:
+        loads, stores = warp_addresses(k, rows, cols)
+        # in is rows x cols, out is cols x rows, both row-major: the byte addresses, then the model
+        sides[k] = [(loads, models.sectors_of_lanes(FLOAT, [(r * cols + c) * FLOAT for r, c in loads])),
+                    (stores, models.sectors_of_lanes(FLOAT, [(r * rows + c) * FLOAT for r, c in stores]))]
+        for cells, answer in sides[k]:
+            # the drawing outlines the sector of each (row, column): it must be the model's
+            drawn = sorted({(r * (cols if cells is loads else rows) + c) * FLOAT // SECTOR for r, c in cells})
+            if drawn != answer.sectors:
+                raise models.ModelError(f"{k}: the drawn sectors are not lesson 01's model's")
+    src = sides[kernels[0]]
+    til = sides[kernels[1]]
+    n_src, n_til = len(src[0][1].sectors), len(til[0][1].sectors)
+
+    W, H = 780, 600
+    s = Svg(W, H, f"One warp of transpose_tiled_source_mapping is 16 x 2 threads: it touches 16 rows of in and "
+                  f"16 rows of out, {n_src} sectors on each side; a warp of the padded tile touches one row, "
+                  f"{n_til} sectors")
+    lane_fill = ("blue", "orange")   # threadIdx.y = 0, 1 of the tutorial's warp
+
+    def matrix(x: float, y: float, cells: list[tuple[int, int]], shown_rows: int, shown_cols: int,
+               cell: float, fills: list[str]) -> None:
+        """The top-left corner of a matrix; each lane's element filled; the sectors it touches
+        outlined, their unused floats shaded as moved, not used."""
+        s.rect(x, y, shown_cols * cell, shown_rows * cell, fill="muted", stroke="none", width=0)
+        sectors = {(r, c // per_sector) for r, c in cells}
+        for r, piece in sectors:
+            s.rect(x + piece * per_sector * cell, y + r * cell, per_sector * cell, cell, fill="light_red",
+                   stroke="none", width=0)
+        for (r, c), fill in zip(cells, fills):
+            s.rect(x + c * cell, y + r * cell, cell, cell, fill=fill, stroke="none", width=0)
+        _grid(s, x, y, shown_cols, shown_rows, cell, cell)
+        for r, piece in sectors:
+            s.rect(x + piece * per_sector * cell, y + r * cell, per_sector * cell, cell, fill="none",
+                   stroke="ink", width=1.8)
+
+    def verdict(x: float, y: float, answer: models.SectorAnswer) -> None:
+        k = len(answer.sectors)
+        s.text(x, y, f"{k} sectors", size=13, bold=True, fill="red" if k > 4 else "blue")
+        s.text(x, y + 16, f"{k * SECTOR} bytes moved for {32 * FLOAT} used", size=11)
+
+    # (a) the tutorial's mapping
+    s.text(20, 24, "(a) transpose_tiled_source_mapping: warp 0 of block (0, 0)", size=15, bold=True, mono=False)
+    s.text(20, 43, f"A {n} \u00d7 {n} block; a warp is 32 threads counted along x first: {n} \u00d7 {32 // n}. "
+                   f"threadIdx.x picks the row on both sides.", size=12)
+    cell, top = 11, 92
+    tx0 = 30
+    s.text(tx0, top - 10, "the block's threads", size=12, bold=True)
+    for ty in range(n):
+        for tx in range(n):
+            lane = ty * n + tx
+            fill = lane_fill[ty] if lane < 32 else "paper"
+            s.rect(tx0 + tx * cell * 0.75, top + ty * cell * 0.75, cell * 0.75, cell * 0.75, fill=fill,
+                   stroke="grid", width=0.5)
+    bs = n * cell * 0.75
+    s.rect(tx0, top, bs, bs, fill="none", stroke="ink", width=1.2)
+    s.text(tx0 + bs / 2, top + bs + 16, "threadIdx.x \u2192", size=11, anchor="middle")
+    s.text(tx0 + bs + 6, top + 8, "y = 0: lanes 0\u201315", size=11, fill="blue")
+    s.text(tx0 + bs + 6, top + 22, "y = 1: lanes 16\u201331", size=11, fill="orange")
+    s.text(tx0, top + bs + 34, "warp 0 = the first 32", size=11)
+    s.text(tx0, top + bs + 49, "threads: 16 \u00d7 2", size=11)
+
+    fills = [lane_fill[lane // n] for lane in range(32)]
+    shown = 16
+    for j, ((cells, answer), label, code) in enumerate(zip(src, ("load from in", "store to out"),
+                                                           ("in[threadIdx.x][threadIdx.y]",
+                                                            "out[threadIdx.x][threadIdx.y]"))):
+        x = 290 + j * 250
+        s.text(x, top - 26, label, size=12, bold=True)
+        s.text(x, top - 10, code, size=11, mono=True)
+        matrix(x, top, cells, shown, shown, cell, fills)
+        s.text(x + shown * cell + 6, top + cell - 2, "row 0", size=10)
+        s.text(x + shown * cell + 6, top + shown * cell - 2, f"row {shown - 1}", size=10)
+        verdict(x, top + shown * cell + 22, answer)
+        s.text(x, top + shown * cell + 54, f"{shown} rows \u00d7 {2 * FLOAT} bytes: one sector each", size=11)
+
+    # (b) the padded tile's warp
+    y0 = 375
+    s.line(20, y0 - 30, W - 20, y0 - 30, stroke="grid")
+    tile = models.constant(MAIN, "kTile")
+    s.text(20, y0, f"(b) transpose_tiled<{tile + 1}> (the padded tile): warp 0 of block (0, 0)", size=15, bold=True)
+    s.text(20, y0 + 19, f"A {tile} \u00d7 {models.constant(MAIN, 'kRowsPerPass')} block: warp 0 is threadIdx.y = 0, "
+                        f"threadIdx.x = 0\u2013{tile - 1}, and threadIdx.x picks the column on both sides.", size=12)
+    cell_b, shown_rows = 10, 3
+    for j, ((cells, answer), label, code) in enumerate(zip(til, ("load from in", "store to out"),
+                                                           ("in[0][threadIdx.x]", "out[0][threadIdx.x]"))):
+        x = 30 + j * 380
+        yb = y0 + 62
+        s.text(x, yb - 10, f"{label}: ", size=12, bold=True)
+        s.text(x + 90, yb - 10, code, size=11, mono=True)
+        matrix(x, yb, cells, shown_rows, tile, cell_b, ["blue"] * 32)
+        verdict(x, yb + shown_rows * cell_b + 20, answer)
+
+    # legend
+    ly = H - 56
+    s.rect(20, ly - 10, 12, 12, fill="blue", stroke="none", width=0)
+    s.rect(34, ly - 10, 12, 12, fill="orange", stroke="none", width=0)
+    s.text(52, ly, "a float a lane uses", size=11)
+    s.rect(190, ly - 10, 12, 12, fill="light_red", stroke="none", width=0)
+    s.text(208, ly, "moved, not used", size=11)
+    s.rect(330, ly - 10, per_sector * 8, 12, fill="none", stroke="ink", width=1.8)
+    s.text(330 + per_sector * 8 + 6, ly, f"one {SECTOR}-byte sector ({per_sector} floats of a row)", size=11)
+    s.text(20, ly + 22, f"Drawn: the top-left corners of in ({rows:,} \u00d7 {cols:,}) and out. Sectors: lesson 01's "
+                        "sector model on the lanes' byte addresses.", size=11, italic=True)
+    s.text(20, ly + 38, f"A warp's 32 floats need at least {32 * FLOAT // SECTOR} sectors "
+                        f"({32 * FLOAT} bytes).", size=11, italic=True)
+    return s.to_string()
+
+
+FIGURES = {"tile_trip.svg": tile_trip, "bank_pitch.svg": bank_pitch, "float4_tile.svg": float4_tile,
+           "source_warp.svg": source_warp}

@@ -9,9 +9,19 @@ through figlib.models on the lesson's own named patterns):
   of the tile land, and the model's count for a warp reading each;
 - pairing.svg: `w16_lanes_mod8` against `w16_lanes_div8`: the same kind of float4 load, served 8
   lanes at a time (4 wavefronts) or, when neighbouring lanes share an address, 16 at a time (2).
+
+One figure shows measured numbers, only as the course printed them on an H100
+(results/h100/lessons.txt, read through scripts/quote_results.py, never typed in):
+- shared_cap.svg: each layout's measured GB/s beside the shared-memory cap the program printed for
+  it, and the copy as a line. The figure checks each printed cap against shared_cap_gbs()'s formula
+  on the printed SMs and clock, and each printed drain against the bank model.
 """
 from __future__ import annotations
 
+import math
+import re
+
+import quote_results
 from figlib import models
 from figlib.svg import Svg
 
@@ -224,9 +234,78 @@ def pairing() -> str:
     return s.to_string()
 
 
+RUN, SECTION = "h100", "06_bank_conflicts"
+CAP_LAYOUTS = [("tiled 32x32 unpadded", "unpadded"), ("tiled 32x33 padded", "padded"),
+               ("tiled 32x32 xor-swizzled", "swizzled")]
+COPY = "cudaMemcpy device-to-device"
+
+
+def shared_cap() -> str:
+    """Per layout: the measured GB/s (the timing table) and the shared-memory cap (the cap table),
+    both as results/h100/lessons.txt prints them, with the copy's GB/s as a line."""
+    src = quote_results.Sources(models.ROOT)
+    file = f"{RUN}/lessons.txt"
+    after = "== each transpose's shared accesses"
+    clock_line = src.rows(file, SECTION, ["one 128-byte wavefront per SM per clock;"], after=after)[0]
+    m = re.search(r"(\d+) SMs at ([\d.]+) GHz", clock_line)
+    assert m, f"results/{file}: no 'N SMs at X GHz' in '{clock_line.strip()}'"
+    sms, ghz = int(m.group(1)), float(m.group(2))
+    copy = src.rate(RUN, "06", COPY)
+    rows = []
+    for kernel, layout in CAP_LAYOUTS:
+        line = src.rows(file, SECTION, [kernel], after=after)[0]
+        fill, drain, cap = line.strip()[len(kernel):].split()
+        fill, drain = int(fill), int(drain)
+        # The cap as shared_cap_gbs() computes it, from the printed inputs (the clock is printed
+        # rounded to 0.01 GHz, so allow that much).
+        model_cap = 2 * 128 * sms * ghz / (fill + drain)
+        assert abs(model_cap - float(cap)) <= float(cap) * 0.005 / ghz, (kernel, cap, model_cap)
+        assert drain == models.bank_tile_column(layout, 0).wavefronts, (kernel, drain)
+        rows.append((kernel, fill, drain, cap, src.rate(RUN, "06", kernel)))
+    width, left, right, top, band = 720, 176, 36, 92, 74
+    top_gbs = math.ceil(copy.value * 1.2 / 500) * 500   # the axis: a little beyond the copy
+    scale = (width - left - right) / top_gbs
+    x = lambda gbs: left + min(gbs, top_gbs) * scale
+    bottom = top + band * len(rows)
+    s = Svg(width, bottom + 112, "Each layout's measured GB/s on an H100 beside its shared-memory cap, with the copy "
+                                 "as a line: only the unpadded tile's cap is below the copy, and only that kernel is slow")
+    s.text(width / 2, 24, "8192 x 8192 transpose on an H100: measured GB/s against the shared-memory cap",
+           size=14, anchor="middle", bold=True)
+    s.rect(left, 38, 14, 10, fill="blue", stroke="blue")
+    s.text(left + 20, 47, "measured GB/s", size=12)
+    s.rect(left + 150, 38, 14, 10, fill="light_orange", stroke="orange")
+    s.text(left + 170, 47, "cap from shared memory (fill + drain wavefronts)", size=12)
+    for g in range(0, top_gbs + 1, 500):
+        s.line(x(g), top - 8, x(g), bottom, stroke="grid", width=0.6)
+        s.text(x(g), bottom + 16, str(g), size=10, anchor="middle")
+    s.text(left + (width - left - right) / 2, bottom + 34, "GB/s, bytes read + written", size=11, anchor="middle")
+    for i, (kernel, fill, drain, cap, rate) in enumerate(rows):
+        y = top + band * i
+        s.text(left - 8, y + 16, kernel.replace("tiled ", "tile "), size=12, anchor="end", bold=True)
+        s.text(left - 8, y + 32, f"{fill} + {drain} wavefronts", size=11, anchor="end")
+        over = float(cap) > top_gbs
+        s.rect(left, y + 4, x(float(cap)) - left, 20, fill="light_orange", stroke="orange")
+        if over:   # off the scale: a break at the axis end, and the printed value
+            s.path(f"M{x(top_gbs) - 10},{y + 2} l6,12 l-6,12", stroke="ink", width=1.2)
+            s.text(left + 8, y + 19, f"cap {cap} GB/s, off the scale →", size=11)
+        else:
+            s.text(x(float(cap)) + 6, y + 19, f"cap {cap}", size=11)
+        s.rect(left, y + 28, x(rate.value) - left, 20, fill="blue", stroke="blue")
+        s.text(x(rate.value) - 6, y + 42, rate.text, size=11, anchor="end", fill="paper", bold=True)
+    s.line(x(copy.value), top - 14, x(copy.value), bottom + 2, stroke="red", width=2, dash="6,3")
+    s.text(x(copy.value), top - 18, f"copy {copy.text}", size=11, anchor="middle", fill="red", bold=True)
+    s.text(24, bottom + 62, "Unpadded, the cap is below the copy: shared memory is the limit and padding pays.",
+           size=12, bold=True)
+    s.text(24, bottom + 80, f"Padded or swizzled, the cap is far above it: both run near the copy.", size=12)
+    s.text(24, bottom + 98, f"Caps and rates as results/{RUN}/lessons.txt prints them; each cap = 256 bytes × "
+                            f"{sms} SMs × {ghz:.2f} GHz / (fill + drain).", size=11)
+    return s.to_string()
+
+
 FIGURES = {
     "stride2_wavefronts.svg": stride2_wavefronts,
     "swizzle.svg": swizzle,
     "quarter_warps.svg": quarter_warps,
     "pairing.svg": pairing,
+    "shared_cap.svg": shared_cap,
 }

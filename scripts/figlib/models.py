@@ -90,6 +90,20 @@ def sectors_strided(elem_bytes: int, stride_elems: int, offset_bytes: int = 0) -
                         lib.sector_efficiency())
 
 
+def sectors_of_lanes(elem_bytes: int, addresses: list[int]) -> SectorAnswer:
+    """Lesson 01's sectors_touched() on 32 lane byte addresses, whatever their pattern."""
+    if len(addresses) != 32:
+        raise ModelError(f"a warp has 32 lanes, not {len(addresses)} addresses")
+    lib = _library()
+    touched = lib.fig_sector_set_lanes(elem_bytes, (ctypes.c_ulonglong * 32)(*addresses))
+    if touched != lib.sector_list_size():
+        raise ModelError(f"sectors_touched() says {touched}, the sector list has {lib.sector_list_size()}")
+    return SectorAnswer(elem_bytes, [int(lib.sector_lane_address(i)) for i in range(32)],
+                        [int(lib.sector_lane_first(i)) for i in range(32)],
+                        [int(lib.sector_list_at(i)) for i in range(lib.sector_list_size())],
+                        lib.sector_efficiency())
+
+
 @dataclass
 class BankAnswer:
     """Lesson 06's model for one shared-memory access of a warp."""
