@@ -17,7 +17,6 @@ loads_in_flight.svg: a schematic timeline (no measured numbers) of one thread of
 """
 from __future__ import annotations
 
-import os
 import re
 
 from figlib import models
@@ -31,8 +30,7 @@ FLOAT = 4    # the lesson's element: fp32
 
 def default_shape() -> tuple[int, int]:
     """The lesson's default --rows and --cols (common/transpose_bench.cuh, TransposeOptions)."""
-    with open(os.path.join(models.ROOT, "common", "transpose_bench.cuh"), encoding="utf-8") as f:
-        m = re.search(r"long long rows = (\d+), cols = (\d+);", f.read())
+    m = re.search(r"long long rows = (\d+), cols = (\d+);", models.source_text("common/transpose_bench.cuh"))
     if not m:
         raise models.ModelError("common/transpose_bench.cuh: no 'long long rows = N, cols = M;'")
     return int(m.group(1)), int(m.group(2))
@@ -216,12 +214,11 @@ def block_sectors() -> str:
         s.rect(gx, y, warps * cw, ch, fill="none", stroke="ink", width=1.2)
         if r % 8 == 0 or r == lanes - 1:
             s.text(gx - 6, y + ch - 2, f"row {r}", size=10, anchor="end")
-    s.text(gx + warps * cw / 2, gy + lanes * ch + 16, f"in (strided reads) or", size=11, anchor="middle",
+    s.text(gx + warps * cw / 2, gy + lanes * ch + 16, "in (strided reads) or", size=11, anchor="middle",
            italic=True)
-    s.text(gx + warps * cw / 2, gy + lanes * ch + 30, f"out (strided writes)", size=11, anchor="middle",
+    s.text(gx + warps * cw / 2, gy + lanes * ch + 30, "out (strided writes)", size=11, anchor="middle",
            italic=True)
     # one row (sector) of the patch, as the two kernels send it on
-    first = union[0]
     cell, h = 10, 16
     box = cell * SECTOR // FLOAT
 

@@ -22,7 +22,6 @@ source_warp.svg Warp 0 of block (0, 0) of transpose_tiled_source_mapping (kSourc
                 at the lesson's default shape; the sectors are lesson 01's sector model on them.
 """
 import re
-import os
 
 from figlib import models
 from figlib.svg import Svg
@@ -218,8 +217,7 @@ def bank_pitch() -> str:
 
 def float4_shape() -> tuple[int, int]:
     """(kTileW, kRows) of the float4 kernel with several float4s per thread, from kTransposes."""
-    with open(os.path.join(models.ROOT, MAIN), encoding="utf-8") as f:
-        text = f.read()
+    text = models.source_text(MAIN)
     shapes = [(int(a), int(b)) for a, b in
               re.findall(r"launch_transpose_tiled_padded_float4<(\d+), (\d+)>\}", text)]
     many = [(w, r) for w, r in shapes if (w // r) * (w // 32) > 1]
@@ -338,8 +336,7 @@ TILED_LINES = ("const dim3 block(kTile, kRowsPerPass);",
 
 
 def _require_lines(lines: tuple[str, ...]) -> None:
-    with open(os.path.join(models.ROOT, MAIN), encoding="utf-8") as f:
-        text = " ".join(f.read().split())
+    text = " ".join(models.source_text(MAIN).split())
     for line in lines:
         if line not in text:
             raise models.ModelError(f"{MAIN} no longer has '{line}': update lesson02.warp_addresses()")

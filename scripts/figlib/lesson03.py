@@ -21,7 +21,6 @@ compute capability 9.0 (H100, H200), which the figures name as such.
 """
 from __future__ import annotations
 
-import os
 import re
 
 from figlib import models
@@ -45,8 +44,7 @@ CC90 = {
 
 
 def source() -> str:
-    with open(os.path.join(models.ROOT, SRC), encoding="utf-8") as f:
-        return f.read()
+    return models.source_text(SRC)
 
 
 def tile_sizes() -> list[int]:

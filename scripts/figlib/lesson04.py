@@ -10,7 +10,6 @@ loops compute them (`for (stride = kBlock / 2; stride > 0; stride /= 2)`, and th
 """
 from __future__ import annotations
 
-import os
 import re
 
 from figlib import models
@@ -115,8 +114,7 @@ def tree() -> str:
 
 def default_n_log2() -> int:
     """kDefaultN of main.cu, written `1LL << 26`: the exponent."""
-    with open(os.path.join(models.ROOT, MAIN), encoding="utf-8") as f:
-        m = re.search(r"constexpr\s+long\s+long\s+kDefaultN\s*=\s*1LL\s*<<\s*(\d+)\s*;", f.read())
+    m = re.search(r"constexpr\s+long\s+long\s+kDefaultN\s*=\s*1LL\s*<<\s*(\d+)\s*;", models.source_text(MAIN))
     if not m:
         raise models.ModelError(f"{MAIN}: no 'constexpr long long kDefaultN = 1LL << <integer>;'")
     return int(m.group(1))
@@ -355,7 +353,6 @@ def grid_stride_map() -> str:
     strokes = ["blue", "orange", "green"]
     cell, h, pitch = 26, 34, 62
     x0, y0 = 112, 112
-    right = x0 + stride * cell
     s = Svg(800, y0 + TOY_PASSES * pitch + 90,
             f"Grid-stride addresses for a toy grid of {TOY_BLOCKS} blocks of {TOY_THREADS} threads over {n} "
             f"elements: in each pass the {stride} threads read {stride} neighbouring elements, block 0 first; "

@@ -8,7 +8,6 @@ times (`launch_tiled<16>`), and the register-tiled kernel's block tile (kBM x kB
 (kBK) and each thread's outputs (kTM x kTN). The threads per block and where a thread's rows and
 columns lie follow from those, as the kernel computes them.
 """
-import os
 import re
 from fractions import Fraction
 
@@ -20,24 +19,8 @@ SOURCE = "lessons/05_tiled_matmul/main.cu"
 FLOAT4 = 4  # floats in one 16-byte load: a thread's rows (and columns) come in runs of this many
 
 
-def constant(name: str) -> int:
-    """A `constexpr int` of main.cu. models.constant reads `constexpr int kX = 8;`; main.cu declares
-    the register tile's sizes in one line (`constexpr int kBM = 128, kBN = 128, ...;`), so a name
-    it does not find is looked up among the declarators of such a line."""
-    try:
-        return models.constant(SOURCE, name)
-    except models.ModelError:
-        with open(os.path.join(models.ROOT, SOURCE), encoding="utf-8") as f:
-            text = f.read()
-        for decl in re.findall(r"constexpr\s+int\s+([^;]*);", text):
-            m = re.search(r"(?:^|,)\s*" + re.escape(name) + r"\s*=\s*(\d+)\s*(?:,|$)", decl)
-            if m:
-                return int(m.group(1))
-        raise
-
-
 def sizes() -> dict:
-    c = {name: constant("k" + name) for name in ("BM", "BN", "BK", "TM", "TN")}
+    c = {name: models.constant(SOURCE, "k" + name) for name in ("BM", "BN", "BK", "TM", "TN")}
     c["threads_x"] = c["BN"] // c["TN"]   # kThreadsX
     c["threads_y"] = c["BM"] // c["TM"]   # kThreadsY
     return c
@@ -45,8 +28,7 @@ def sizes() -> dict:
 
 def tile_t() -> int:
     """T of matmul_tiled<T>: the smallest tile the lesson launches (`launch_tiled<16>` in kVariants)."""
-    with open(os.path.join(models.ROOT, SOURCE), encoding="utf-8") as f:
-        tiles = [int(t) for t in re.findall(r"launch_tiled<(\d+)>", f.read())]
+    tiles = [int(t) for t in re.findall(r"launch_tiled<(\d+)>", models.source_text(SOURCE))]
     if not tiles:
         raise models.ModelError(f"{SOURCE}: no launch_tiled<T> in kVariants")
     return min(tiles)
@@ -290,8 +272,7 @@ def register_tile() -> str:
 def tile_shapes() -> dict[str, tuple[int, int]]:
     """kVariants' name -> the block of C one thread block computes (tile_rows, tile_cols), the
     numbers main.cu's traffic model uses. kBM and kBN are replaced by their values."""
-    with open(os.path.join(models.ROOT, SOURCE), encoding="utf-8") as f:
-        text = f.read()
+    text = models.source_text(SOURCE)
     z = sizes()
     value = lambda v: int(v) if v.isdigit() else z[v[1:]]  # noqa: E731
     shapes = {name: (value(r), value(c))
@@ -311,8 +292,7 @@ def operand_sources() -> list[dict]:
     Each kernel's global loads per FMA are checked against main.cu's traffic model (kVariants'
     tile rows and columns: 1/rows + 1/cols floats per FMA), and the register kernel's float4 reads
     against the loads its inner loop spells out."""
-    with open(os.path.join(models.ROOT, SOURCE), encoding="utf-8") as f:
-        text = f.read()
+    text = models.source_text(SOURCE)
     z = sizes()
     shapes = tile_shapes()
     threads = z["threads_x"] * z["threads_y"]

@@ -296,7 +296,7 @@ def shared_cap() -> str:
     s.text(x(copy.value), top - 18, f"copy {copy.text}", size=11, anchor="middle", fill="red", bold=True)
     s.text(24, bottom + 62, "Unpadded, the cap is below the copy: shared memory is the limit and padding pays.",
            size=12, bold=True)
-    s.text(24, bottom + 80, f"Padded or swizzled, the cap is far above it: both run near the copy.", size=12)
+    s.text(24, bottom + 80, "Padded or swizzled, the cap is far above it: both run near the copy.", size=12)
     s.text(24, bottom + 98, f"Caps and rates as results/{RUN}/lessons.txt prints them; each cap = 256 bytes × "
                             f"{sms} SMs × {ghz:.2f} GHz / (fill + drain).", size=11)
     return s.to_string()

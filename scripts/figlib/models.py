@@ -27,12 +27,16 @@ class ModelError(Exception):
     pass
 
 
+def source_text(rel: str) -> str:
+    """The text of a file of the repository (path relative to it): the code a figure draws."""
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        return f.read()
+
+
 def constant(lesson_source: str, name: str) -> int:
     """The value of `constexpr int NAME = <integer>;` in a lesson's source (path relative to the
     repository): figures take tile sizes from the code they draw."""
-    path = os.path.join(ROOT, lesson_source)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = source_text(lesson_source)
     # One name or several in a declaration: `constexpr int kBM = 128, kBN = 128, kBK = 8;`.
     m = None
     for decl in re.finditer(r"constexpr\s+(?:int|unsigned|std::size_t|size_t|long|std::int64_t)\s+([^;]*);", text):
@@ -79,15 +83,19 @@ class SectorAnswer:
     efficiency: float        # bytes used / bytes moved
 
 
+def _sector_answer(lib: ctypes.CDLL, elem_bytes: int) -> SectorAnswer:
+    return SectorAnswer(elem_bytes, [int(lib.sector_lane_address(i)) for i in range(32)],
+                        [int(lib.sector_lane_first(i)) for i in range(32)],
+                        [int(lib.sector_list_at(i)) for i in range(lib.sector_list_size())],
+                        lib.sector_efficiency())
+
+
 def sectors_strided(elem_bytes: int, stride_elems: int, offset_bytes: int = 0) -> SectorAnswer:
     """Lane l reads elem_bytes at offset + l * stride * elem_bytes (lesson 01's sectors_touched())."""
     lib = _library()
     if lib.sector_set_strided(elem_bytes, stride_elems, offset_bytes) < 0:
         raise ModelError(lib.sector_error().decode())
-    return SectorAnswer(elem_bytes, [int(lib.sector_lane_address(i)) for i in range(32)],
-                        [int(lib.sector_lane_first(i)) for i in range(32)],
-                        [int(lib.sector_list_at(i)) for i in range(lib.sector_list_size())],
-                        lib.sector_efficiency())
+    return _sector_answer(lib, elem_bytes)
 
 
 def sectors_of_lanes(elem_bytes: int, addresses: list[int]) -> SectorAnswer:
@@ -98,10 +106,7 @@ def sectors_of_lanes(elem_bytes: int, addresses: list[int]) -> SectorAnswer:
     touched = lib.fig_sector_set_lanes(elem_bytes, (ctypes.c_ulonglong * 32)(*addresses))
     if touched != lib.sector_list_size():
         raise ModelError(f"sectors_touched() says {touched}, the sector list has {lib.sector_list_size()}")
-    return SectorAnswer(elem_bytes, [int(lib.sector_lane_address(i)) for i in range(32)],
-                        [int(lib.sector_lane_first(i)) for i in range(32)],
-                        [int(lib.sector_list_at(i)) for i in range(lib.sector_list_size())],
-                        lib.sector_efficiency())
+    return _sector_answer(lib, elem_bytes)
 
 
 @dataclass
