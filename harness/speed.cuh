@@ -114,15 +114,6 @@ inline void report_speed(const std::string& exercise, const std::string& kernel,
     speed(exercise, kernel, k.median_ms, ceiling, c.median_ms, d);
 }
 
-/// The witness's timed runs of `launch` (under a Redirect when `theirs`): each run starts afresh, so
-/// that no run inherits anything from the one before. The submission's code is loaded again (its
-/// __device__ variables as its file gives them: a kernel that counts its launches starts over); then
-/// one untimed launch (a freshly loaded kernel's first launch also loads it) and the timed one, each
-/// after every buffer of this process was cleared whole, slack included (witness::scrub) and
-/// `prepare(seed)` drew the inputs from a seed of its own (witness::fresh_seed: no launch ever sees
-/// an input an earlier one saw, so an answer kept anywhere is the wrong one) and poisoned the
-/// outputs; after the timed launch `problem(seed)` checks the output against that seed's reference.
-/// The first problem ends the runs: `why` says it (`wrong` when it is the output).
 /// How long the GPU is kept busy before each of the witness's timed launches (gpu_busy_for, below):
 /// longer than the host takes to record the start event and enqueue the launch, redirected or not.
 constexpr std::uint64_t kBusyBeforeTimedNs = 300000;
@@ -135,6 +126,15 @@ constexpr std::uint64_t kBusyBeforeTimedNs = 300000;
 /// own solution, timed as a submission, came out at 82% to 91% of itself. Defined with the kernels below.
 inline void gpu_busy_for(std::uint64_t ns);
 
+/// The witness's timed runs of `launch` (under a Redirect when `theirs`): each run starts afresh, so
+/// that no run inherits anything from the one before. The submission's code is loaded again (its
+/// __device__ variables as its file gives them: a kernel that counts its launches starts over); then
+/// one untimed launch (a freshly loaded kernel's first launch also loads it) and the timed one, each
+/// after every buffer of this process was cleared whole, slack included (witness::scrub) and
+/// `prepare(seed)` drew the inputs from a seed of its own (witness::fresh_seed: no launch ever sees
+/// an input an earlier one saw, so an answer kept anywhere is the wrong one) and poisoned the
+/// outputs; after the timed launch `problem(seed)` checks the output against that seed's reference.
+/// The first problem ends the runs: `why` says it (`wrong` when it is the output).
 template <class Prepare, class Launch, class Problem>
 Timing witness_runs(bool theirs, Prepare& prepare, Launch& launch, Problem& problem, std::string& why, bool& wrong) {
     CudaEvent start, stop;
