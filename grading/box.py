@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import statistics
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -68,6 +68,31 @@ class Box:
                     del self.together[number]
             if last and uid is not None:
                 run.kill_uid(uid)
+
+    def run_side_by_side(self, number: int, parts: list[Callable[[], None]]) -> None:
+        """Each of PARTS (the course's own tools on cell NUMBER's files) in a thread of its own, side
+        by side in the cell's sandbox (side_by_side); returns when all have ended. A part's exception
+        is raised here once all have ended (the first, in the order of PARTS), as one after another
+        would have raised it."""
+        raised: list[BaseException | None] = [None] * len(parts)
+
+        def run(i: int) -> None:
+            try:
+                parts[i]()
+            except BaseException as e:  # (raised again below, in the caller's thread)
+                raised[i] = e
+
+        with self.side_by_side(number):
+            threads = [threading.Thread(target=run, args=(i,), name="cell-%d-part-%d" % (number, i), daemon=True)
+                       for i in range(1, len(parts))]
+            for t in threads:
+                t.start()
+            run(0)
+            for t in threads:
+                t.join()
+        first = next((e for e in raised if e is not None), None)
+        if first is not None:
+            raise first
 
     def run(self, cell_dir: str, number: int, name: str, limit: int, role: str, cmd: list[str], gpu: tuple | None,
             fd3: int | None = None, cap: int | None = None, judge: str = "", background: bool = False) -> run.Step:

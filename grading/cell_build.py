@@ -5,13 +5,11 @@ compile's outcome and the first values of its timing into its record, and sets c
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable
 
 from . import compile as compile_
 from . import cellrecord, plan, shortcuts, witness
-from .box import Box
 from .cell_evidence import static_facts
 from .context import Grading
 from .findings import lint_finding
@@ -43,32 +41,6 @@ def run_lint(g: Grading, cell: Cell, box: str) -> str | None:
     fd = os.open(os.path.join(cell.dir, "lint.log"), os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as f:
         return lint_finding(f.read(1 << 20).decode("utf-8", "replace"), step.rc)
-
-
-def side_by_side(box: Box, number: int, parts: list[Callable[[], None]]) -> None:
-    """Each of PARTS (the course's own tools on cell NUMBER's files) in a thread of its own, side by
-    side in the cell's sandbox (Box.side_by_side); returns when all have ended. A part's exception
-    is raised here once all have ended (the first, in the order of PARTS), as one after another
-    would have raised it: the cell is then not graded (build_or_say says why)."""
-    raised: list[BaseException | None] = [None] * len(parts)
-
-    def run(i: int) -> None:
-        try:
-            parts[i]()
-        except BaseException as e:  # (raised again below, in the caller's thread)
-            raised[i] = e
-
-    with box.side_by_side(number):
-        threads = [threading.Thread(target=run, args=(i,), name="cell-%d-part-%d" % (number, i), daemon=True)
-                   for i in range(1, len(parts))]
-        for t in threads:
-            t.start()
-        run(0)
-        for t in threads:
-            t.join()
-    first = next((e for e in raised if e is not None), None)
-    if first is not None:
-        raise first
 
 
 def _after_compile(g: Grading, cell: Cell, box: str) -> None:
@@ -124,7 +96,7 @@ def _after_compile(g: Grading, cell: Cell, box: str) -> None:
         parts.append(timed("static_s", static))
     if o.performance and not o.host_only and rubric.get("speed"):
         parts.append(timed("extract_s", extract))
-    side_by_side(g.box, cell.number, parts)
+    g.box.run_side_by_side(cell.number, parts)  # (a part's grader error: the cell is not graded, build_or_say says why)
     for key in ("lint_s", "shortcuts_s", "static_s", "extract_s"):  # (the record's order, as before)
         if key in took:
             cell.timing.add(key, took[key])

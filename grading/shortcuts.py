@@ -225,13 +225,7 @@ def check(g: Grading, cell: Cell, box: str, binary: str) -> list[str]:
         except Exception as e:  # a grader error: that part is not checked, the cell is graded
             results[i] = ([], notes + ["grader error: %s" % visible(str(e))[:200]])
 
-    with g.box.side_by_side(cell.number):
-        other = threading.Thread(target=run_part, args=(1,), name="cell-%d-library" % cell.number, daemon=True)
-        other.start()
-        try:
-            run_part(0)
-        finally:
-            other.join()
+    g.box.run_side_by_side(cell.number, [lambda: run_part(0), lambda: run_part(1)])
     notes = [n for _, said in results for n in said]
     found = [f for got, _ in results for f in got]
     with open(os.path.join(cell.dir, "shortcuts.log"), "w", encoding="utf-8") as f:

@@ -1,5 +1,5 @@
 """A cell's CPU steps after its compile side by side (grading/box.py Box.side_by_side,
-grading/cell_build.py side_by_side): the cell's user is killed around the group, never between
+Box.run_side_by_side): the cell's user is killed around the group, never between
 two of its steps; a step past its limits is killed with its own tree, not with its siblings; the
 parts really run at the same time; and every step outside the group is still bracketed by kills."""
 import os
@@ -10,7 +10,7 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from grading import box as box_, cell_build, options, run, sandbox  # noqa: E402
+from grading import box as box_, options, run, sandbox  # noqa: E402
 
 
 def _box():
@@ -74,7 +74,7 @@ class SideBySide(unittest.TestCase):
 
         def part(i):
             return lambda: (meet.wait(), done.append(i))
-        cell_build.side_by_side(b, 3, [part(0), part(1), part(2)])
+        b.run_side_by_side(3, [part(0), part(1), part(2)])
         self.assertEqual(sorted(done), [0, 1, 2])
         self.assertFalse(meet.broken)
 
@@ -86,7 +86,7 @@ class SideBySide(unittest.TestCase):
         def boom():
             raise OSError("the part's log could not be written")
         with self.assertRaises(OSError):  # (in a thread of its own it would only be printed, and the cell graded)
-            cell_build.side_by_side(b, 3, [lambda: ended.append(0), boom, lambda: ended.append(2)])
+            b.run_side_by_side(3, [lambda: ended.append(0), boom, lambda: ended.append(2)])
         self.assertEqual(sorted(ended), [0, 2])
         self.assertEqual(b.together, {})
 
