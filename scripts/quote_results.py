@@ -4,7 +4,8 @@
     scripts/quote_results.py            rewrite every figure and block from results/
     scripts/quote_results.py --check    change nothing; print a diff and exit 1 where a README
                                         disagrees with what it would write
-    scripts/quote_results.py --list     print each marker, its file and what it resolves to
+    scripts/quote_results.py --list     print each marker, its file and what it resolves to (a named
+                                        one as NAME = EXPRESSION -> figure)
     scripts/quote_results.py --untraced list the figures (a number with a decimal point and a unit, or
                                         a percentage) that no marker traces yet; changes nothing
     scripts/quote_results.py --untraced-fails   the same list, and exit 1 if it is not empty (CTest
@@ -26,6 +27,25 @@ A whole block (a console table, a list) sits between begin and end markers, each
     <!-- q-begin: text("h200/lessons.txt", "01_naive_transpose", "8192 x 8192 fp32 transpose") -->
     ...written by this script...
     <!-- q-end -->
+
+A page that learners read (a lesson's README and notes, an exercise's README) names its figures
+instead of spelling their expressions, so that its raw Markdown stays readable in an editor: the
+marker says a name, and one block of definitions at the very end of the file, after a blank line,
+says what each name is, one `name = expression` per line, closed by `-->` on a line of its own:
+
+    the tiled kernel reaches <!-- q: tiled_pct -->38.0%<!-- /q --> of the copy's speed, in
+    [lines <!-- q: span_tiled -->29–41<!-- /q -->](main.cu#L29-L41) ...
+
+    <!-- q-names: where each figure above comes from (scripts/quote_results.py)
+    tiled_pct = pct("h200", "02", "transpose_tiled (32x32, 32x8 thr)")
+    span_tiled = span("lessons/02_shared_transpose/main.cu", r"__global__ void transpose_tiled\\(")
+    -->
+
+A name is lowercase letters, digits and _, starts with a letter and has at most 18 characters;
+markers may share one (the same figure twice); a q-begin marker may say one too. A name that a
+marker uses and the block does not define, one defined twice, one defined and never used, a line
+of the block that is not a definition, and a block that does not end the file are errors, each
+named with its file and line.
 
 What a marker may say (a Python expression of these functions, numbers, strings, + - * /):
   pct(run, lesson, kernel, problem=None, d=1)   percent_of_ceiling of one row of results/RUN/results.csv: "38.0%"
@@ -50,7 +70,7 @@ What a marker may say (a Python expression of these functions, numbers, strings,
   span(file, first, last=None)                  line numbers "A–B" of a source file of the repository, from the
       first line matching regex `first` to the first line from there matching `last` (default: a line
       that is exactly "}"): the code to read, as [lines A–B](main.cu#LA-LB) in a lesson README (the
-      link's anchor is written from the span too)
+      link's anchor is written from the span too, for a named span as for a spelled one)
   lines(file, section, start, end=None)         block: the lines from the first line containing `start`
       (in that section) to the first line after it containing `end`, or to the next blank line;
       blocks add up with +, ["..."] is a line of its own
@@ -85,6 +105,11 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 INLINE = re.compile(r"<!-- q: (.+?) -->(.*?)<!-- /q -->")
+NAMED = re.compile(r"[A-Za-z_]\w*")  # a marker that says only a name: its expression is in the q-names block
+NAMES_BEGIN = re.compile(r"^<!-- q-names\b")
+DEFINITION = re.compile(r"^(\S+) = (.+)$")
+NAME = re.compile(r"[a-z][a-z0-9_]*")
+NAME_MAX = 18
 BEGIN = re.compile(r"^(\s*)<!-- q-begin: (.+) -->\s*$")
 END = "<!-- q-end -->"
 NOT_MEASURED = re.compile(r"<!-- not measured:(.*?)-->(.*?)<!-- /not measured -->")
@@ -526,6 +551,55 @@ def evaluate(expr, sources):
         raise QuoteError(f"'{expr}' divides by zero")
 
 
+def names_span(lines):
+    """(first, last): the line indices of the file's q-names block, from its '<!-- q-names' line to
+    its closing '-->' (last is None where it has none); None where the file has no such block."""
+    first = next((i for i, line in enumerate(lines) if NAMES_BEGIN.match(line)), None)
+    if first is None:
+        return None
+    return first, next((j for j in range(first + 1, len(lines)) if lines[j].strip() == "-->"), None)
+
+
+def read_names(rel, lines, errors):
+    """The file's named figures, {name: (expression, line number)}, and the indices of the lines of
+    its q-names block; appends an error, as 'file:line: ...', for each way the block is malformed."""
+    found = names_span(lines)
+    if found is None:
+        return {}, set()
+    first, last = found
+    usage = "one 'name = expression' per line, then '-->' on a line of its own"
+    if "-->" in lines[first]:
+        errors.append(f"{rel}:{first + 1}: '<!-- q-names' starts a block of lines: {usage}")
+        return {}, {first}
+    if last is None:
+        errors.append(f"{rel}:{first + 1}: a '<!-- q-names' block without its closing '-->' line")
+        last = len(lines) - 1
+    if first > 0 and lines[first - 1].strip():
+        errors.append(f"{rel}:{first + 1}: put a blank line before the q-names block (else it joins the paragraph above)")
+    after = next((j for j in range(last + 1, len(lines)) if lines[j].strip()), None)
+    if after is not None:
+        errors.append(f"{rel}:{after + 1}: text after the q-names block, which must end the file "
+                      "(one block per file, after everything a reader reads)")
+    names = {}
+    for j in range(first + 1, last):
+        m = DEFINITION.match(lines[j])
+        if not m:
+            errors.append(f"{rel}:{j + 1}: not a definition in the q-names block: {usage}")
+            continue
+        name, expr = m.group(1), m.group(2).strip()
+        if not NAME.fullmatch(name) or len(name) > NAME_MAX:
+            errors.append(f"{rel}:{j + 1}: '{name}' is not a name: lowercase letters, digits and _, "
+                          f"starting with a letter, at most {NAME_MAX} characters")
+        elif name in names:
+            errors.append(f"{rel}:{j + 1}: '{name}' is defined twice (first at line {names[name][1]})")
+        else:
+            names[name] = (expr, j + 1)
+        if "--" in expr:
+            errors.append(f"{rel}:{j + 1}: a definition that holds '--' (it would end the comment early, or "
+                          "show it as text on GitHub); write each '-' of it as \\x2d")
+    return names, set(range(first, last + 1))
+
+
 def render_inline(expr, sources):
     value = evaluate(expr, sources)
     if isinstance(value, Num):
@@ -538,15 +612,22 @@ def render_inline(expr, sources):
 # A span(...) marker inside a link to a source file: [lines <!-- q: span(...) -->A–B<!-- /q -->](main.cu#LA-LB).
 # The link's anchor is written from the span, so that it opens the file at those lines on GitHub and
 # cannot go stale when the code moves (--check compares it like any figure).
-SPAN_LINK = re.compile(r"(<!-- q: span\(.+?\) -->(\d+)(?:\u2013(\d+))?<!-- /q -->[^\[\]]*\]\()"
+# A named marker whose definition is a span(...) works the same.
+SPAN_LINK = re.compile(r"(<!-- q: (span\(.+?\)|[A-Za-z_]\w*) -->(\d+)(?:\u2013(\d+))?<!-- /q -->[^\[\]]*\]\()"
                        r"([^)\s#]+\.(?:cu|cuh|cpp|hpp|h|cl))(?:#[^)\s]*)?\)")
 
 
-def anchor_spans(line):
-    """LINE with each source link that holds a span(...) figure anchored at that span's lines."""
+def anchor_spans(line, names=None):
+    """LINE with each source link that holds a span(...) figure anchored at that span's lines
+    (names: the file's named figures, {name: (expression, line)})."""
     def anchored(m):
-        first, last = m.group(2), m.group(3)
-        return "%s%s#L%s%s)" % (m.group(1), m.group(4), first, "-L" + last if last and last != first else "")
+        expr = m.group(2)
+        if NAMED.fullmatch(expr):
+            expr = (names or {}).get(expr, ("",))[0]
+        if not expr.startswith("span("):
+            return m.group(0)
+        first, last = m.group(3), m.group(4)
+        return "%s%s#L%s%s)" % (m.group(1), m.group(5), first, "-L" + last if last and last != first else "")
     return SPAN_LINK.sub(anchored, line)
 
 
@@ -554,9 +635,25 @@ def render_file(path, text, sources, errors, listing=None):
     """The text of one Markdown file with every marker filled in; appends errors as 'file:line: ...'."""
     rel = os.path.relpath(path, sources.root)
     lines = text.split("\n")
+    names, block_lines = read_names(rel, lines, errors)
+    used = set()
+
+    def expression(said):
+        """A marker's expression and how --list shows it: a name's definition, or what it says."""
+        if not NAMED.fullmatch(said):
+            return said, said
+        used.add(said)
+        if said not in names:
+            raise QuoteError(f"'{said}' is not defined in this file's q-names block (at the end of the file)")
+        return names[said][0], f"{said} = {names[said][0]}"
+
     out, i = [], 0
     while i < len(lines):
         line = lines[i]
+        if i in block_lines:  # the definitions: left as they are
+            out.append(line)
+            i += 1
+            continue
         m = BEGIN.match(line)
         if m:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == END), None)
@@ -565,13 +662,14 @@ def render_file(path, text, sources, errors, listing=None):
                 out.append(line)
                 i += 1
                 continue
-            indent, expr = m.group(1), m.group(2)
+            indent = m.group(1)
             try:
+                expr, shown_as = expression(m.group(2))
                 block = evaluate(expr, sources)
                 if not isinstance(block, list) or not all(isinstance(b, str) for b in block):
                     raise QuoteError(f"'{expr}' is not a block (use text(...))")
                 if listing is not None:
-                    listing.append(f"{rel}:{i + 1}: {expr} -> {len(block)} lines")
+                    listing.append(f"{rel}:{i + 1}: {shown_as} -> {len(block)} lines")
                 # A block inside a list item is indented like its begin marker.
                 out += [line] + [(indent + b).rstrip() for b in block] + [lines[end]]
             except QuoteError as e:
@@ -584,14 +682,15 @@ def render_file(path, text, sources, errors, listing=None):
 
         def fill(mm):
             try:
-                new = render_inline(mm.group(1), sources)
+                expr, shown_as = expression(mm.group(1))
+                new = render_inline(expr, sources)
                 if listing is not None:
-                    listing.append(f"{rel}:{i + 1}: {mm.group(1)} -> {new}")
+                    listing.append(f"{rel}:{i + 1}: {shown_as} -> {new}")
                 return f"<!-- q: {mm.group(1)} -->{new}<!-- /q -->"
             except QuoteError as e:
                 errors.append(f"{rel}:{i + 1}: {e}")
                 return mm.group(0)
-        out.append(anchor_spans(INLINE.sub(fill, line)))
+        out.append(anchor_spans(INLINE.sub(fill, line), names))
         if "<!-- q:" in INLINE.sub("", line) or "<!-- /q -->" in INLINE.sub("", line):
             errors.append(f"{rel}:{i + 1}: a '<!-- q: ... -->' marker without its '<!-- /q -->' on the same line")
         for mm in list(INLINE.finditer(line)) + list(NOT_MEASURED.finditer(line)):
@@ -608,6 +707,9 @@ def render_file(path, text, sources, errors, listing=None):
             errors.append(f"{rel}:{i + 1}: a '<!-- not measured: ... -->' without its "
                           "'<!-- /not measured -->' on the same line")
         i += 1
+    for name, (expr, n) in names.items():
+        if name not in used:
+            errors.append(f"{rel}:{n}: '{name}' is defined in the q-names block, but no marker uses it")
     return "\n".join(out)
 
 
@@ -617,7 +719,11 @@ FIGURE = re.compile(r"(?<![\w.`/^-])\d[\d,]*\.\d+ ?(?:%|(?:GB/s|TB/s|TFLOP/s|ms|
 def untraced(path, text):
     """The figures of one file outside markers, code and console blocks, as 'file:line: figure'."""
     out, fence, block = [], False, False
-    for n, line in enumerate(text.split("\n"), 1):
+    lines = text.split("\n")
+    definitions = names_span(lines)
+    for n, line in enumerate(lines, 1):
+        if definitions and n - 1 >= definitions[0] and (definitions[1] is None or n - 1 <= definitions[1]):
+            continue  # the q-names block: expressions, not figures
         if BEGIN.match(line):
             block = True
         elif line.strip() == END:

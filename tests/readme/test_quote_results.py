@@ -286,6 +286,106 @@ class QuoteResultsTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("without its '<!-- /q -->'", err)
 
+    # ---- named figures: the marker says a name, the file's closing q-names block its expression
+    def names(self, *definitions):
+        return "\n<!-- q-names: where each figure above comes from\n" + "".join(d + "\n" for d in definitions) + "-->\n"
+
+    def test_a_named_figure_resolves_from_the_block_at_the_end(self):
+        page = ("slow: " + marker("slow_pct") + ", fast: " + marker("fast_rate") + " GB/s, slow again "
+                + marker("slow_pct") + "\n" + self.names('slow_pct = pct("gpua", "01", "slow, one float")',
+                                                       'fast_rate = rate("gpua", "01_demo", "fast")'))
+        rc, text, err = self.fill(page)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(text.split("\n")[0], "slow: <!-- q: slow_pct -->13.4%<!-- /q -->, fast: <!-- q: fast_rate -->"
+                         "3963.0<!-- /q --> GB/s, slow again <!-- q: slow_pct -->13.4%<!-- /q -->")
+        self.assertTrue(text.endswith(self.names('slow_pct = pct("gpua", "01", "slow, one float")',
+                                                 'fast_rate = rate("gpua", "01_demo", "fast")')))  # left as it was
+        rc, out, err = self.repo.run("--check")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("3 markers agree", out)
+        rc, out, err = self.repo.run("--list")
+        self.assertEqual(rc, 0, err)
+        self.assertIn('README.md:1: slow_pct = pct("gpua", "01", "slow, one float") -> 13.4%', out)
+        self.assertIn('README.md:1: fast_rate = rate("gpua", "01_demo", "fast") -> 3963.0', out)
+        # The definition changes: --check reports the figure, not the block.
+        self.repo.write("README.md", text.replace('"slow, one float")', '"fast")'))
+        rc, out, err = self.repo.run("--check")
+        self.assertEqual(rc, 1)
+        self.assertIn("+slow: <!-- q: slow_pct -->97.9%<!-- /q -->", out)
+
+    def test_a_name_no_block_defines_is_an_error(self):
+        rc, text, err = self.fill("x\nslow: " + marker("slow_pct", "13.4%") + " and " + marker("slo_pct", "1.0%") + "\n"
+                                  + self.names('slow_pct = pct("gpua", "01", "slow, one float")'))
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md:2: 'slo_pct' is not defined in this file's q-names block", err)
+        self.assertIn("-->1.0%<!-- /q -->", text)  # left as it was
+        rc, text, err = self.fill("slow: " + marker("slow_pct", "13.4%") + "\n")  # no block at all
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md:1: 'slow_pct' is not defined", err)
+
+    def test_a_name_defined_twice_is_an_error(self):
+        rc, text, err = self.fill("slow: " + marker("slow_pct") + "\n" + self.names(
+            'slow_pct = pct("gpua", "01", "slow, one float")', 'slow_pct = pct("gpua", "01", "fast")'))
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md:5: 'slow_pct' is defined twice (first at line 4)", err)
+
+    def test_a_name_no_marker_uses_is_an_error(self):
+        rc, text, err = self.fill("slow: " + marker("slow_pct") + "\n" + self.names(
+            'slow_pct = pct("gpua", "01", "slow, one float")', 'fast_pct = pct("gpua", "01", "fast")'))
+        self.assertEqual(rc, 1)
+        self.assertIn("README.md:5: 'fast_pct' is defined in the q-names block, but no marker uses it", err)
+        rc, out, err = self.repo.run("--check")
+        self.assertEqual(rc, 1)
+        self.assertIn("fast_pct", err)
+
+    def test_a_malformed_block_is_an_error(self):
+        define = 'slow_pct = pct("gpua", "01", "slow, one float")'
+        use = "slow: " + marker("slow_pct") + "\n"
+        cases = {
+            use + self.names(define) + "\nmore text\n": "README.md:7: text after the q-names block",
+            use + self.names(define, "slow_pct: 13.4") : "README.md:5: not a definition in the q-names block",
+            use + self.names(define, 'Fast = pct("gpua", "01", "fast")'): "README.md:5: 'Fast' is not a name",
+            use + self.names(define, 'a_name_far_too_long_x = pct("gpua", "01", "fast")'): "at most 18 characters",
+            use + self.names(define, 'dashes = grep("gpua/lessons.txt", r"(--x)")'): "README.md:5: a definition that holds '--'",
+            use + self.names(define).rstrip("\n").rsplit("\n", 1)[0] + "\n": "README.md:3: a '<!-- q-names' block without its closing",
+            use + self.names(define).lstrip("\n"): "README.md:2: put a blank line before the q-names block",
+        }
+        for page, message in cases.items():
+            with self.subTest(message=message):
+                rc, text, err = self.fill(page)
+                self.assertEqual(rc, 1, err)
+                self.assertIn(message, err)
+
+    def test_a_named_span_anchors_its_link(self):
+        self.repo.write("lessons/01_demo/main.cu", "// demo\nint f() {\n  return 1;\n}\n")
+        page = ("See [lines " + marker("span_f") + "](lessons/01_demo/main.cu) and [the count " + marker("n_dram")
+                + "](lessons/01_demo/main.cu).\n"
+                + self.names('span_f = span("lessons/01_demo/main.cu", "^int f")',
+                             'n_dram = count("gpua/lessons.txt", r"DRAM, random")'))
+        rc, text, err = self.fill(page)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("[lines <!-- q: span_f -->2\u20134<!-- /q -->](lessons/01_demo/main.cu#L2-L4)", text)
+        # A named figure that is not a span leaves its link as it was.
+        self.assertIn("[the count <!-- q: n_dram -->2<!-- /q -->](lessons/01_demo/main.cu)", text)
+        self.repo.write("lessons/01_demo/main.cu", "// demo\n// more\nint f() {\n  return 1;\n}\n")
+        rc, out, err = self.repo.run("--check")
+        self.assertEqual(rc, 1)
+        self.assertIn("+See [lines <!-- q: span_f -->3\u20135<!-- /q -->](lessons/01_demo/main.cu#L3-L5)", out)
+
+    def test_a_named_block_and_the_definitions_are_no_figures(self):
+        page = ("<!-- q-begin: slow_rows -->\n<!-- q-end -->\nfast " + marker("fast_pct", "97.9%") + "\n"
+                + self.names('slow_rows = text("gpua/lessons.txt", "01_demo", "slow, one float", "slow, one float")',
+                             'fast_pct = f(pct("gpua", "01", "fast") * 1.0, ".1f") # not 12.5 ms'))
+        self.repo.write("README.md", page)
+        rc, out, err = self.repo.run("--untraced-fails")  # "12.5 ms" in the block is an expression's text
+        self.assertEqual(rc, 0, out + err)
+        rc, text, err = self.fill(page.replace(" # not 12.5 ms", ""))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("<!-- q-begin: slow_rows -->\n```\n  slow, one float     0.9938       540.2        13.4%  ok\n"
+                      "```\n<!-- q-end -->", text)
+        rc, out, err = self.repo.run("--list")
+        self.assertIn('README.md:1: slow_rows = text("gpua/lessons.txt", "01_demo", "slow, one float", "slow, one float") -> 3 lines', out)
+
 
 def lesson_output(lesson, problem, runs, ceiling=0):
     """A lesson's CSV rows and console table for (kernel, ms, rate) runs given as the doubles the
