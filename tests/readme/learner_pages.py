@@ -6,7 +6,10 @@ repository that does not exist, and no text that renders as a list where a parag
     python3 tests/readme/learner_pages.py            every rule on every page
     python3 tests/readme/learner_pages.py -k 04      only the tests whose name holds "04"
 
-Words are counted as a reader meets them: everything but HTML comments (the figure markers).
+Words are counted as a reader meets them: everything but HTML comments (the figure markers, and
+the q-names block at the end of a page that says what each named figure is made from). A page
+names its figures (`<!-- q: tiled_pct -->38.0%<!-- /q -->`) rather than spelling their expressions
+in the text, which a reader of the raw Markdown would wade through (scripts/quote_results.py).
 
 The rendering rules parse the pages as their readers get them: with a CommonMark parser
 (markdown-it-py), as GitHub does, and with Python-Markdown, as the course site (MkDocs) does after
@@ -83,6 +86,10 @@ def learner_pages():
             + sorted(glob.glob(os.path.join(ROOT, "site", "explorers", "*.md"))))
 
 
+def exercise_readmes():
+    return sorted(glob.glob(os.path.join(ROOT, "exercises", "[0-9][0-9]_*", "README.md")))
+
+
 def read(path):
     with open(path, encoding="utf-8") as f:
         return f.read()
@@ -106,6 +113,16 @@ def section(text, title):
     """The text of the `## title...` section, to the next `## ` heading."""
     m = re.search(r"^## +" + re.escape(title) + r".*?$(.*?)(?=^## |\Z)", text, re.M | re.S)
     return m.group(1) if m else None
+
+
+# A figure's marker that spells its expression instead of a name (q-begin blocks, on lines of their
+# own, may spell theirs).
+SPELLED = re.compile(r"<!-- q: (?![a-z][a-z0-9_]* -->)")
+
+
+def spelled_markers(text):
+    """Line numbers of the figure markers that spell an expression instead of naming it."""
+    return [n for n, line in enumerate(text.split("\n"), 1) if SPELLED.search(line)]
 
 
 def history_hits(text):
@@ -249,6 +266,15 @@ def history_test(path):
     return t
 
 
+def named_figures_test(path):
+    def t(self):
+        lines = spelled_markers(read(path))
+        self.assertEqual(lines, [], f"{rel(path)}: the figure markers of lines {lines} spell their expressions; "
+                                    "name each one, <!-- q: NAME -->, and add 'NAME = EXPRESSION' to the q-names "
+                                    "block at the end of the page (scripts/quote_results.py's docstring shows it)")
+    return t
+
+
 def rendering_test(path):
     def t(self):
         if MarkdownIt is None:
@@ -274,6 +300,8 @@ for p in notes_pages():
 for p in learner_pages():
     add("history_" + rel(p), history_test(p))
     add("renders_" + rel(p), rendering_test(p))
+for p in learner_pages() + exercise_readmes():
+    add("named_figures_" + rel(p), named_figures_test(p))
 
 
 def no_dead_repository(self):
@@ -294,11 +322,25 @@ def no_dead_repository(self):
 add("no_link_to_a_repository_that_does_not_exist", no_dead_repository)
 
 
+NAMED_PAGE = ("The copy reaches <!-- q: copy_pct -->38.0%<!-- /q --> of `cudaMemcpy`.\n\n"
+              "<!-- q-names: where each figure above comes from (scripts/quote_results.py)\n"
+              "copy_pct = pct(\"h200\", \"01\", \"copy_kernel (not a transpose)\")\n"
+              "span_copy = span(\"lessons/01_naive_transpose/main.cu\", \"[(]x[)] 1. two words - a list\")\n"
+              "-->\n")
+
+
 class Rules(unittest.TestCase):
     """The rules themselves catch what they are for."""
 
     def test_words_skip_comments(self):
         self.assertEqual(words("one <!-- q: pct(\"h200\", \"01\", \"x\") -->38.0%<!-- /q --> two"), 3)
+        self.assertEqual(words("one <!-- q: copy_pct -->38.0%<!-- /q --> two"), 3)
+        self.assertEqual(words(NAMED_PAGE), 6)  # the q-names block is no words
+
+    def test_named_figures(self):
+        self.assertEqual(spelled_markers(NAMED_PAGE), [])
+        self.assertEqual(spelled_markers("a\nthe copy <!-- q: pct(\"h200\", \"01\", \"x\") -->38.0%<!-- /q -->\n"), [2])
+        self.assertEqual(spelled_markers("<!-- q-begin: text(\"h200/lessons.txt\", \"01\", \"x\") -->\n<!-- q-end -->\n"), [])
 
     def test_history_words(self):
         self.assertTrue(history_hits("measured in the 2026-11-22 run"))
@@ -328,6 +370,13 @@ class Rules(unittest.TestCase):
         self.assertTrue(rendering_problems("- a point\n  " + marker + "\n"))
         self.assertEqual(rendering_problems("The copy takes " + marker + "\nand more.\n"), [])
         self.assertEqual(rendering_problems("<!-- q-end -->\n\nText.\n"), [])
+        # A named marker, and the q-names block that ends a page, render as nothing at all.
+        self.assertEqual(rendering_problems(NAMED_PAGE), [])
+        self.assertTrue(rendering_problems("The copy takes\n<!-- q: copy_ms -->0.32<!-- /q --> ms, `code` here\n"))
+        html = MarkdownIt("commonmark").render(NAMED_PAGE)
+        self.assertEqual(re.sub(r"<!--.*?-->", "", html, flags=re.S).strip(), "<p>The copy reaches 38.0% of <code>cudaMemcpy</code>.</p>")
+        html = python_markdown.markdown(NAMED_PAGE, extensions=["tables", "md_in_html"])
+        self.assertEqual(re.sub(r"<!--.*?-->", "", html, flags=re.S).strip(), "<p>The copy reaches 38.0% of <code>cudaMemcpy</code>.</p>")
 
     def test_section(self):
         text = "## What you will learn\n- a\n- b\n- c\n## The idea\nx\n"
