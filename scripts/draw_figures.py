@@ -9,8 +9,9 @@
 Each lesson's drawings are in scripts/figlib/lessonNN.py: FIGURES maps a file name to a function
 that returns the SVG text. They take their numbers from the lessons: lessons 01 and 06's sector
 and bank models (the lines the site's explorers run, compiled natively) and the constants of
-each main.cu. A figure shows a measured number only as the course printed it in results/
-(lesson 06's shared_cap.svg: results/h100/lessons.txt, read through quote_results.py).
+each main.cu. A figure shows a measured number only as the course printed it in results/, read
+through quote_results.py (lesson 06's shared_cap.svg: results/h100/lessons.txt; lesson 05's
+load_sources.svg: results/h200/ncu.txt).
 Needs Python 3.9+ and a C++ compiler (g++).
 """
 from __future__ import annotations

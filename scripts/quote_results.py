@@ -349,6 +349,17 @@ class Sources:
         return Num(n, str(n))
 
     def ncu(self, file, section, kernel, metric, nth=1):
+        token = self._ncu_row(file, section, kernel, metric, nth)[-1]
+        return Num(to_float(token), token)
+
+    def ncu_unit(self, file, section, kernel, metric, nth=1):
+        """The unit Nsight Compute printed beside that metric ("Gbyte", "sector", "%"): for a script
+        that must turn the figure into bytes (the idea figures), not a marker's figure."""
+        row = self._ncu_row(file, section, kernel, metric, nth)
+        return row[-2] if len(row) >= 3 else ""
+
+    def _ncu_row(self, file, section, kernel, metric, nth):
+        """The words of the metric's line in the nth profiled launch of `kernel`: name, unit, value."""
         lines = self._section(file, section).split("\n")
         launches = [i for i, line in enumerate(lines) if ", Context " in line
                     and re.match(r"^  (?:void )?" + re.escape(kernel) + r"(?![\w:])", line)]
@@ -360,7 +371,7 @@ class Sources:
                 break  # the next launch
             parts = line.split()
             if parts and parts[0] == metric:
-                return Num(to_float(parts[-1]), parts[-1])
+                return parts
         raise QuoteError(f"{where}: launch {nth} of {kernel} has no metric {metric}")
 
     def summary(self, *runs):

@@ -1,5 +1,9 @@
 """Lesson 02's idea figures: what each shows, and where its numbers come from.
 
+barrier_race.svg reverse_in_block_static (one block of kMaxStaticReverse threads, as main.cu launches
+                it) on a time line: warp 0 and the warp that stores what warp 0 reads (thread t stores
+                s[t], reads s[n - 1 - t]), (a) without the barrier, in an order the hardware may pick,
+                (b) with __syncthreads(). The index lines are checked against main.cu (reverse_warps).
 tile_trip.svg   A tile's trip through shared memory: a warp reads a row of the input tile
                 (coalesced) into a row of the shared tile; after the barrier it reads a COLUMN of the
                 shared tile and writes it as a row of the output (coalesced), at the swapped block
@@ -489,5 +493,127 @@ def source_warp() -> str:
     return s.to_string()
 
 
-FIGURES = {"tile_trip.svg": tile_trip, "bank_pitch.svg": bank_pitch, "float4_tile.svg": float4_tile,
-           "source_warp.svg": source_warp}
+# reverse_in_block_static as main.cu writes it (spaces squeezed), in this order inside the kernel,
+# and its launch: the lines barrier_race() reimplements.
+REVERSE_KERNEL = "__global__ void reverse_in_block_static"
+REVERSE_LINES = ("const int t = threadIdx.x;", "if (t < n) s[t] = d[t];", "__syncthreads();",
+                 "if (t < n) d[t] = s[n - 1 - t];")
+REVERSE_LAUNCH = ("reverse_in_block_static<<<1, n>>>(d, n);",
+                  "launch_reverse_in_block_static(d.data(), kMaxStaticReverse);")
+WARP = 32
+
+
+def reverse_warps() -> dict:
+    """The reversal's block as main.cu launches it (n = kMaxStaticReverse threads, one block):
+    which s[] warp 0 stores and reads, and the warp that stores what warp 0 reads."""
+    text = models.source_text(MAIN)
+    start = text.find(REVERSE_KERNEL)
+    body = " ".join(text[start:text.find("\n}\n", start)].split()) if start >= 0 else ""
+    at = 0
+    for line in REVERSE_LINES:
+        at = body.find(line, at)
+        if at < 0:
+            raise models.ModelError(f"{MAIN}: reverse_in_block_static no longer has '{line}' (in this order): "
+                                    "update lesson02.barrier_race()")
+    squeezed = " ".join(text.split())
+    for line in REVERSE_LAUNCH:
+        if line not in squeezed:
+            raise models.ModelError(f"{MAIN} no longer has '{line}': update lesson02.barrier_race()")
+    n = models.constant(MAIN, "kMaxStaticReverse")
+    stores = list(range(WARP))                       # warp 0: thread t stores s[t] ...
+    reads = [n - 1 - t for t in stores]              # ... and reads s[n - 1 - t]
+    owners = {i // WARP for i in reads}              # thread i stores s[i]: the warps that store them
+    if len(owners) != 1 or owners == {0}:
+        raise models.ModelError(f"n = {n}: warp 0's reads are stored by warps {sorted(owners)}, "
+                                "the figure draws one other warp")
+    last = owners.pop()
+    return {"n": n, "warps": -(-n // WARP), "last": last, "stores": stores, "reads": reads,
+            "last_threads": (last * WARP, min(n, last * WARP + WARP) - 1)}
+
+
+def barrier_race() -> str:
+    """Two warps of reverse_in_block_static's block on a time line: (a) without the barrier, in an
+    order the hardware may pick, warp 0 reads s[n-1..n-32] before the last warp has stored them;
+    (b) with __syncthreads(), warp 0 waits at the barrier until every warp has stored."""
+    r = reverse_warps()
+    n, last = r["n"], r["last"]
+    lo, hi = r["last_threads"]
+    mine = f"s[{r['stores'][0]}..{r['stores'][-1]}]"          # what warp 0 stores
+    theirs = f"s[{r['reads'][0]}..{r['reads'][-1]}]"          # what warp 0 reads, in its lanes' order
+    back = f"s[{r['stores'][-1]}..{r['stores'][0]}]"          # what the last warp reads
+    W = 780
+    x0, slot, gap, box_h = 140, 150, 8, 36
+    s = Svg(W, 540, f"Two warps of reverse_in_block_static, n = {n}: without the barrier warp 0 may read "
+                    f"{theirs} before warp {last} has stored them and gets stale values; with __syncthreads() "
+                    "every warp stores before any warp reads")
+    s.text(20, 24, "reverse_in_block_static: thread t stores s[t], then reads s[n − 1 − t]", size=15, bold=True)
+    s.text(20, 44, f"One block of n = {n} threads (the launch <<<1, n>>>, n = kMaxStaticReverse): "
+                   f"{r['warps']} warps of {WARP}.", size=12)
+    s.text(20, 60, f"Drawn: warp 0 and warp {last}, which stores what warp 0 reads. Time runs to the right.",
+           size=12)
+
+    def row_label(y: float, warp: int, first: int, last_t: int) -> None:
+        s.text(20, y + 16, f"warp {warp}", size=12, bold=True)
+        s.text(20, y + 31, f"threads {first}–{last_t}", size=11)
+
+    def step(x: float, y: float, code: str, words: str, fill: str, stroke: str = "ink", w: float = slot) -> None:
+        s.rect(x, y, w, box_h, fill=fill, stroke=stroke, width=1.5 if stroke != "ink" else 1, rx=3)
+        s.text(x + w / 2, y + 15, code, size=11, anchor="middle", mono=True)
+        s.text(x + w / 2, y + 30, words, size=11, anchor="middle")
+
+    def idle(x: float, y: float, w: float, words: str, words_w: float = 0) -> None:
+        """A stretch of time a warp does nothing; its words centred in the first words_w px."""
+        s.rect(x, y, w, box_h, fill="muted", stroke="grid", dash="4 3", rx=3)
+        s.text(x + (words_w or w) / 2, y + 23, words, size=11, anchor="middle", fill="#555555", italic=True)
+
+    store, read = "s[t] = d[t];", "d[t] = s[n - 1 - t];"
+    # (a) no barrier: warp 0 stores, then reads at once; the last warp has not run yet
+    top = 96
+    s.text(20, top, "(a) Without the barrier: one order the hardware may pick", size=13, bold=True)
+    y0, y1 = top + 16, top + 16 + box_h + 18
+    row_label(y0, 0, 0, WARP - 1)
+    row_label(y1, last, lo, hi)
+    step(x0, y0, store, f"stores {mine}", "light_blue")
+    xr = x0 + slot + gap
+    step(xr, y0, read, f"reads {theirs}", "light_red", stroke="red")
+    idle(x0, y1, 2 * slot + gap, "not run yet", words_w=slot + gap)
+    step(x0 + 2 * (slot + gap), y1, store, f"stores s[{lo}..{hi}]", "light_blue")
+    step(x0 + 3 * (slot + gap), y1, read, f"reads {back}", "light_green")
+    s.line(xr, y0 + box_h, xr, y1 + box_h + 4, stroke="red", width=1.5, dash="4 3")
+    ty = y1 + box_h + 28
+    s.text(20, ty, f"Warp 0 reads {theirs} before warp {last} stores them: it gets whatever s held before.",
+           size=12, fill="red", bold=True)
+    s.text(20, ty + 16, f"Warp {last} reads {back} after warp 0 stored them, and gets the right values.", size=12)
+
+    # (b) the barrier: warp 0 waits until every warp has stored
+    top = ty + 58
+    s.line(20, top - 26, W - 20, top - 26, stroke="grid")
+    s.text(20, top, "(b) With __syncthreads() between them: every store comes before any read", size=13, bold=True)
+    y0, y1 = top + 30, top + 30 + box_h + 18
+    row_label(y0, 0, 0, WARP - 1)
+    row_label(y1, last, lo, hi)
+    step(x0, y0, store, f"stores {mine}", "light_blue")
+    xb = x0 + 2 * slot + gap                          # the barrier: after the last warp's store
+    idle(x0 + slot, y0, xb - x0 - slot, "waits at the barrier")
+    idle(x0, y1, slot + gap, "not run yet")
+    step(x0 + slot + gap, y1, store, f"stores s[{lo}..{hi}]", "light_blue", w=xb - x0 - slot - gap)
+    s.rect(xb, y0 - 8, gap, y1 + box_h + 16 - y0, fill="green", stroke="none", width=0)
+    s.text(xb + gap / 2, y0 - 12, "__syncthreads()", size=11, anchor="middle", mono=True, fill="green")
+    step(xb + gap, y0, read, f"reads {theirs}", "light_green")
+    step(xb + gap, y1, read, f"reads {back}", "light_green")
+    ty = y1 + box_h + 26
+    s.text(20, ty, f"No warp passes the barrier until all {r['warps']} have stored: warp 0 reads what warp {last} "
+                   "stored.", size=12, fill="green", bold=True)
+
+    # the order is the hardware's
+    fy = ty + 34
+    s.text(20, fy, f"The order of the warps is up to the hardware: warp {last} may as well store before warp 0 "
+                   "reads, and then warp 0 gets the right values.", size=11, italic=True)
+    s.text(20, fy + 16, "The wrong order is possible, not certain; compute-sanitizer --tool racecheck reports the "
+                        "hazard either way.", size=11, italic=True)
+    s.height = fy + 32
+    return s.to_string()
+
+
+FIGURES = {"barrier_race.svg": barrier_race, "tile_trip.svg": tile_trip, "bank_pitch.svg": bank_pitch,
+           "float4_tile.svg": float4_tile, "source_warp.svg": source_warp}

@@ -2,15 +2,20 @@
 memory, one element of each tile loaded once and read by T threads, and (after the main path) one
 thread's register tile in matmul_register_tiled (the outer product it computes for each k), and
 where each kernel's FMA operands come from: global loads and shared reads per 64 FMAs.
+load_sources.svg shows measured numbers: Nsight Compute's counters for matmul_naive and
+matmul_tiled<T> (where their global loads are served, what their warps wait on), read from
+results/h200/ncu.txt through scripts/quote_results.py, never typed in.
 
 Every size comes from lessons/05_tiled_matmul/main.cu: T is the smallest tile of the kernels it
 times (`launch_tiled<16>`), and the register-tiled kernel's block tile (kBM x kBN), slab depth
 (kBK) and each thread's outputs (kTM x kTN). The threads per block and where a thread's rows and
 columns lie follow from those, as the kernel computes them.
 """
+import math
 import re
 from fractions import Fraction
 
+import quote_results
 from figlib import models
 from figlib.svg import Svg
 
@@ -388,5 +393,153 @@ def operand_sources_figure() -> str:
                        "load instructions.", size=13)
     return s.to_string()
 
+NCU_FILE = "h200/ncu.txt"                          # under results/
+NCU_SECTION = "lessons/05_tiled_matmul/ncu.sh"
+SECTOR_BYTES = 32
+BYTES = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}   # ncu's units (powers of 1000)
+LONG_SCOREBOARD = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
+MIO_THROTTLE = "smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio"
+
+
+def profiled_kernels() -> list[str]:
+    """The kernels lesson 05's ncu.sh profiles, as Nsight Compute names them: matmul_naive and
+    matmul_tiled<T> for each T the lesson launches."""
+    text = models.source_text(SOURCE)
+    return ["matmul_naive"] + [f"matmul_tiled<{T}>"
+                               for T in sorted(int(t) for t in set(re.findall(r"launch_tiled<(\d+)>", text)))]
+
+
+def problem_size() -> str:
+    """The matmul the profile ran ("4096 x 4096 x 4096"), as the program printed it there."""
+    line = quote_results.Sources(models.ROOT).lines(NCU_FILE, NCU_SECTION, "(M x N x K)")[0]
+    m = re.match(r"\s*(\d+ x \d+ x \d+) \(M x N x K\)", line)
+    if not m:
+        raise models.ModelError(f"results/{NCU_FILE}: no 'M x N x K' in '{line}'")
+    return m.group(1)
+
+
+def load_sources() -> list[dict]:
+    """Per kernel, the first profiled launch in results/h200/ncu.txt (section ncu.sh): the sectors
+    its global loads asked of L1, split into served by L1 (sectors x L1 hit rate), from DRAM
+    (dram__bytes_read / 32 B) and from L2 (the rest of L1's misses); the sectors L1 read from L2
+    (lts__t_sectors_srcunit_tex_op_read) must lie between what came from DRAM and L1's misses; and
+    the two stall ratios. Each entry keeps the counters' printed texts for the labels."""
+    src = quote_results.Sources(models.ROOT)
+
+    def metric(kernel: str, name: str):
+        return src.ncu(NCU_FILE, NCU_SECTION, kernel, name)
+
+    rows = []
+    for kernel in profiled_kernels():
+        asked = metric(kernel, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+        l1_hit = metric(kernel, "l1tex__t_sector_hit_rate.pct")
+        to_l2 = metric(kernel, "lts__t_sectors_srcunit_tex_op_read.sum")
+        dram = metric(kernel, "dram__bytes_read.sum")
+        unit = src.ncu_unit(NCU_FILE, NCU_SECTION, kernel, "dram__bytes_read.sum")
+        if unit not in BYTES:
+            raise models.ModelError(f"results/{NCU_FILE}: {kernel}'s dram__bytes_read.sum is in '{unit}'")
+        by_l1 = asked.value * l1_hit.value / 100
+        from_dram = dram.value * BYTES[unit] / SECTOR_BYTES
+        missed = asked.value - by_l1
+        if not from_dram <= to_l2.value <= missed:
+            raise models.ModelError(f"{kernel}: L1 read {to_l2.text} sectors from L2; the figure's split needs "
+                                    f"that between the DRAM sectors ({from_dram:,.0f}) and L1's misses ({missed:,.0f})")
+        rows.append({"kernel": kernel, "asked": asked.value, "l1_hit": l1_hit.text,
+                     "dram": f"{dram.text} {unit.replace('byte', 'B')}",
+                     "parts": (by_l1, missed - from_dram, from_dram),
+                     "long_scoreboard": metric(kernel, LONG_SCOREBOARD), "mio": metric(kernel, MIO_THROTTLE)})
+    return rows
+
+
+def load_sources_figure() -> str:
+    """(a) A stacked bar per kernel: the sectors its global loads asked of L1, served by L1, from L2
+    and from DRAM (linear scale, billions of sectors); (b) the cycles its warps waited per issued
+    instruction on a global load (long scoreboard) and on the shared pipe (MIO throttle)."""
+    rows = load_sources()
+    names = [r["kernel"] for r in rows]
+    width, x0, right = 760, 190, 40
+    span = width - x0 - right
+    g = 1e9                                              # the unit of panel (a): billions of sectors
+    top_a = math.ceil(max(r["asked"] for r in rows) / g / 2) * 2
+    xa = lambda v: x0 + v / g / top_a * span             # noqa: E731
+    stalls = [max(r["long_scoreboard"].value, r["mio"].value) for r in rows]
+    top_b = math.ceil(max(stalls) / 5) * 5
+    xb = lambda v: x0 + v / top_b * span                 # noqa: E731
+    a_y, a_pitch = 118, 58                               # panel (a): first bar's top, bar to bar
+    b_top = a_y + a_pitch * len(rows) + 70               # panel (b): its title
+    b_y, b_pitch = b_top + 56, 50
+    foot = b_y + b_pitch * len(rows) + 48
+    s = Svg(width, foot + 70,
+            "Nsight Compute on an H200: the global-load sectors each kernel asks of L1 and where they are "
+            f"served (L1, L2, DRAM), and the cycles its warps wait per instruction on global loads and on the "
+            f"shared pipe, for {', '.join(names)}")
+    s.text(12, 26, "Where the global loads are served, and what the warps wait on", size=15, bold=True)
+    s.text(12, 46, f"Nsight Compute on an H200, the first profiled launch of each kernel, {problem_size()} "
+                   "(M x N x K)", size=12)
+
+    # (a) sectors asked of L1, stacked by who served them
+    s.text(12, 76, "(a) Sectors (32 bytes) the global loads ask of L1, by where they are served", size=13, bold=True)
+    parts = (("served by L1", "green"), ("from L2", "orange"), ("from DRAM", "purple"))
+    for i, (words, fill) in enumerate(parts):
+        s.rect(x0 + i * 150, 88, 14, 14, fill=fill, stroke="ink")
+        s.text(x0 + i * 150 + 20, 100, words, size=12)
+    axis_a = a_y + a_pitch * len(rows) - 22           # the axis below the bars (ticks only: labels sit there)
+    s.line(x0, axis_a, xa(top_a * g), axis_a, stroke="ink", width=0.8)
+    for v in range(0, top_a + 1, 2):
+        s.line(xa(v * g), axis_a, xa(v * g), axis_a + 4, stroke="ink", width=0.8)
+        s.text(xa(v * g), axis_a + 16, str(v), size=10, anchor="middle")
+    s.text(x0 + span / 2, axis_a + 32, "billion sectors, linear scale", size=11, anchor="middle")
+    for i, r in enumerate(rows):
+        y = a_y + i * a_pitch
+        s.text(12, y + 14, r["kernel"], size=12, mono=True, bold=True)
+        x = x0
+        for value, (_, fill) in zip(r["parts"], parts):
+            w = xa(value) - x0
+            if w > 0.05:
+                s.rect(x, y, w, 20, fill=fill, stroke="ink", width=0.75)
+            x += w
+        l1, l2, dram = (v / g for v in r["parts"])
+        label = f"L1 {l1:.2f} + L2 {l2:.2f} + DRAM {dram:.2f}"
+        facts = f"L1 hit rate {r['l1_hit']}%, DRAM read {r['dram']}"
+        if x > x0 + span / 2:                    # a long bar: its numbers below it
+            s.text(x0, y + 35, f"{label} billion; {facts}", size=11)
+        else:
+            s.text(x + 8, y + 10, f"{label} billion", size=11)
+            s.text(x + 8, y + 24, facts, size=11, fill="#555555")
+
+    # (b) the two stall ratios, side by side
+    s.line(12, b_top - 30, width - 12, b_top - 30, stroke="grid")
+    s.text(12, b_top, "(b) What the warps wait on: cycles waited per issued instruction", size=13, bold=True)
+    waits = (("long scoreboard: a global load", "red", "long_scoreboard"),
+             ("MIO throttle: the shared-memory pipe", "blue", "mio"))
+    for i, (words, fill, _) in enumerate(waits):
+        s.rect(x0 + i * 250, b_top + 12, 14, 14, fill=fill, stroke="ink")
+        s.text(x0 + i * 250 + 20, b_top + 24, words, size=12)
+    axis_b = b_y + b_pitch * len(rows) - 12
+    s.line(x0, axis_b, xb(top_b), axis_b, stroke="ink", width=0.8)
+    for v in range(0, top_b + 1, 5):
+        s.line(xb(v), axis_b, xb(v), axis_b + 4, stroke="ink", width=0.8)
+        s.text(xb(v), axis_b + 16, str(v), size=10, anchor="middle")
+    s.text(x0 + span / 2, axis_b + 32, "cycles per issued instruction", size=11, anchor="middle")
+    for i, r in enumerate(rows):
+        y = b_y + i * b_pitch
+        s.text(12, y + 18, r["kernel"], size=12, mono=True, bold=True)
+        for j, (_, fill, key) in enumerate(waits):
+            yy = y + j * 17
+            s.rect(x0, yy, max(xb(r[key].value) - x0, 0.5), 15, fill=fill, stroke="ink", width=0.75)
+            s.text(xb(r[key].value) + 6, yy + 12, r[key].text, size=11)
+
+    # how the split is computed, and which run
+    s.text(12, foot, "(a) splits the sectors asked of L1 (l1tex__t_sectors_pipe_lsu_mem_global_op_ld): served by L1 = "
+                     "sectors × L1 hit", size=11, italic=True)
+    s.text(12, foot + 16, f"rate (l1tex__t_sector_hit_rate); from DRAM = dram__bytes_read / {SECTOR_BYTES} bytes; "
+                          "from L2 = the rest of L1's misses.", size=11, italic=True)
+    s.text(12, foot + 32, "(b): smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active, and the same "
+                          "for mio_throttle.", size=11, italic=True)
+    s.text(12, foot + 48, f"Run: NVIDIA H200, results/{NCU_FILE} ({NCU_SECTION}), a separate run from the "
+                          "timings the lesson quotes.", size=11, italic=True)
+    return s.to_string()
+
+
 FIGURES = {"tiles_along_k.svg": tiles_along_k, "shared_tile.svg": shared_tile, "register_tile.svg": register_tile,
-           "operand_sources.svg": operand_sources_figure}
+           "load_sources.svg": load_sources_figure, "operand_sources.svg": operand_sources_figure}

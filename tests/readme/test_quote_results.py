@@ -144,6 +144,15 @@ class QuoteResultsTest(unittest.TestCase):
         self.assertIn('-->540.2<!-- /q --> GB/s', text)
         self.assertIn('-->270.00<!-- /q --> MB', text)
 
+    def test_ncu_unit_is_the_word_before_the_value(self):
+        src = qr.Sources(self.repo.root)
+        args = ("gpua/ncu.txt", "lessons/01_demo/ncu.sh", "copy_kernel")
+        self.assertEqual(src.ncu_unit(*args, "dram__bytes_read.sum"), "Mbyte")
+        self.assertEqual(src.ncu_unit(*args, "gpu__time_duration.sum"), "us")
+        self.assertEqual(src.ncu(*args, "dram__bytes_read.sum", nth=2).text, "270.00")
+        with self.assertRaisesRegex(qr.QuoteError, "has no metric sm__cycles"):
+            src.ncu_unit(*args, "sm__cycles")
+
     def test_total_and_count_add_up_a_log(self):
         rc, text, err = self.fill(marker('f(total("gpua/lessons.txt", r"^  DRAM, random +1 GiB +[0-9]+ +([0-9.]+)"), ".1f")')
                                   + " " + marker('count("gpua/lessons.txt", r"DRAM, random")') + "\n")
