@@ -144,7 +144,7 @@ def grid_stride() -> str:
     x0, x1 = 190, 780                      # the time axis
     load, tree, hand, gap = 46, 88, 10, 12  # a short block's phases, in px (not to scale)
     period = load + tree + hand + gap
-    s = Svg(800, 535, f"Schematic: one SM's resident blocks over time ({SLOTS} of its "
+    s = Svg(800, 562, f"Schematic: one SM's resident blocks over time ({SLOTS} of its "
                       f"{THREADS_PER_SM // block} block slots drawn). With one block per {block} elements "
                       "each block loads once and then spends most of its life in its tree's barriers, so the SM "
                       "has few loads in flight; with a grid-stride loop every block keeps loading until the "
@@ -190,7 +190,9 @@ def grid_stride() -> str:
                     s.rect(x0 + run_start, dy + h_strip - h, i - run_start, h, fill="sky", stroke="sky", width=0)
                 run_start = i
         average = sum(counts) / len(counts)
-        s.text(x0 - 8, dy + 45, f"on average {average:.1f}", size=11, anchor="end", fill="#555555")
+        # The average is of the drawn bars, whose lengths are not to scale: the label says so.
+        s.text(x0 - 8, dy + 45, f"{average:.1f} on average", size=11, anchor="end", fill="#555555")
+        s.text(x0 - 8, dy + 59, "in this drawing", size=11, anchor="end", fill="#555555")
 
     # One block per kBlock elements: every slot runs short blocks, staggered.
     short = []
@@ -210,12 +212,12 @@ def grid_stride() -> str:
     end = x1 - 40
     long_ = [[(x0, end - tree // 2 - (r * 6), "load"), (end - tree // 2 - (r * 6), end - r * 6, "tree"),
               (end - r * 6, end - r * 6 + hand, "hand")] for r in range(SLOTS)]
-    panel(296, "Grid-stride loop (step 4 on): only as many blocks as the GPU holds at once",
+    panel(310, "Grid-stride loop (step 4 on): only as many blocks as the GPU holds at once",
           f"each thread: {NVCC_GRID_STRIDE_UNROLL} loads in flight at a time (nvcc 13.0 unrolls the loop "
           f"by {NVCC_GRID_STRIDE_UNROLL}), hundreds of elements; one tree at the end", long_)
-    s.text(x0 + 8, 296 + 30 + 12, f"{NVCC_GRID_STRIDE_UNROLL} loads in flight per thread, over and over",
+    s.text(x0 + 8, 310 + 30 + 12, f"{NVCC_GRID_STRIDE_UNROLL} loads in flight per thread, over and over",
            size=11, fill="paper", bold=True)
-    ly = 500
+    ly = 528
     for x, fill, words in [(16, "blue", "loading (loads in flight)"), (206, "orange", "the tree and its barriers"),
                            (400, "red", "handing on the sum"), (556, "paper", "a block ends, the next starts")]:
         s.rect(x, ly - 11, 14, 14, fill=fill, stroke="ink", width=0.5)
