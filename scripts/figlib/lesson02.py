@@ -9,6 +9,10 @@ tile_trip.svg   A tile's trip through shared memory: a warp reads a row of the i
                 shared tile and writes it as a row of the output (coalesced), at the swapped block
                 position. Each tile row is coloured by the warp that moves it (warp w: rows w, w +
                 kRowsPerPass, ...), so the column one warp reads back crosses every warp's rows: the barrier.
+                One element is traced (white dot) in in, in the shared tile and in out, with the lane and
+                warp that write it and read it back: tile_moves runs transpose_tiled's two loops for the
+                drawn block, their lines checked against main.cu, and the figure stops if they no
+                longer move it as labelled (or colour a row by another warp than the one that moves it).
                 Tile size, block shape and padding: kTile and kRowsPerPass of the lesson's
                 main.cu (the padded tile is kTile x (kTile + 1), as launch_transpose_tiled<kTile + 1>).
 bank_pitch.svg  The column read of that tile in shared memory, pitch kTile against kTile + 1: where
@@ -32,8 +36,12 @@ from figlib.svg import Svg
 
 LESSON = "02_shared_transpose"
 MAIN = "lessons/02_shared_transpose/main.cu"
-# One colour per warp of a block (threadIdx.y = 0..kRowsPerPass - 1), told apart in the tile figure.
-WARP_COLOURS = ("blue", "orange", "green", "red", "sky", "yellow", "purple", "#999999")
+# One colour per warp of a block (threadIdx.y = 0..kRowsPerPass - 1), told apart in the tile figure:
+# eight colours with eight different names (blue, orange, green, brown, pink, yellow, grey, black),
+# so no two warps share a family the way blue and sky blue, or orange and yellow, would.
+WARP_COLOURS = ("blue", "red", "green", "#8c510a", "purple", "yellow", "#999999", "#333333")
+# The element tile_trip traces, in a colour no warp has.
+TRACE_COLOUR = "paper"
 
 
 def _grid(s: Svg, x: float, y: float, cols: int, rows: int, cell_w: float, cell_h: float,
@@ -52,12 +60,36 @@ def tile_trip() -> str:
     pitch = tile + 1                                  # transpose_tiled<kTile + 1>: the padded tile
     passes = tile // rows_per_pass                    # rows each thread moves
     y_row = 5                                         # the warp drawn: threadIdx.y = 5, first pass
+    lane = 3                                          # the traced element: lane 3 of that warp loads it
     # A small matrix of tiles: `in` has 3 tile rows and 4 tile columns, so `out` has 4 and 3.
     t_rows, t_cols, by, bx = 3, 4, 1, 2
+    row0, col0 = by * tile, bx * tile
 
-    s = Svg(780, 500, f"A {tile} x {tile} tile's trip: a row of in, read by one warp, goes into a row of the "
+    # The traced element, from the kernel's own loops (tile_moves): who writes it into the tile,
+    # who reads it back, and where it lies in in and in out.
+    writes, reads = tile_moves(bx, by)
+    # Every tile row drawn in the colour of the warp that moves it: the loops must agree.
+    for (i, j), (w, _, _, _) in writes.items():
+        if w != i % rows_per_pass:
+            raise models.ModelError(f"tile row {i} is written by warp {w}, drawn as warp {i % rows_per_pass}")
+    for (i, j), (w, _, _, (o_row, _)) in reads.items():
+        if w != (o_row - col0) % rows_per_pass:
+            raise models.ModelError(f"row {o_row - col0} of out's tile is stored by warp {w}, drawn otherwise")
+    cell_at = (y_row, lane)                           # tile[y][threadIdx.x], y = threadIdx.y at the first pass
+    l_warp, l_lane, l_y, (in_r, in_c) = writes[cell_at]
+    s_warp, s_lane, s_y, (out_r, out_c) = reads[cell_at]
+    if (l_warp, l_lane, l_y) != (y_row, lane, y_row) or (out_r, out_c) != (in_c, in_r) or s_warp == l_warp:
+        raise models.ModelError("the traced element: the kernel's loops no longer move it as the figure says")
+    in_at, out_at = (in_r - row0, in_c - col0), (out_r - col0, out_c - row0)   # within each tile
+    in_name = f"in[row0+{in_at[0]}][col0+{in_at[1]}]"
+    tile_name = f"tile[{cell_at[0]}][{cell_at[1]}]"
+    out_name = f"out[col0+{out_at[0]}][row0+{out_at[1]}]"
+
+    s = Svg(780, 560, f"A {tile} x {tile} tile's trip: a row of in, read by one warp, goes into a row of the "
                       f"shared tile; after the barrier a column of the shared tile is written as a row of out, "
-                      f"at the swapped block position")
+                      f"at the swapped block position. One element traced: {in_name}, written by lane {lane} of "
+                      f"warp {l_warp} into {tile_name}, read by lane {s_lane} of warp {s_warp} and written to "
+                      f"{out_name}")
     s.text(390, 22, f"One block, {tile} x {rows_per_pass} threads, moves one {tile} x {tile} tile "
                     f"(each thread {passes} rows)", size=15, anchor="middle", bold=True)
 
@@ -124,13 +156,30 @@ def tile_trip() -> str:
     s.text((sx + pitch * cell + bxp) / 2, mid - 8, "column to row", size=11, anchor="middle")
     s.text(sx + pitch * cell + 4, top + side - 4, "pad", size=10, fill="ink")
 
+    # the traced element: a white dot in each of its three places, its name and movers below each tile
+    def dot(x: float, y: float) -> None:
+        s.circle(x, y, 4.5, fill=TRACE_COLOUR, stroke="ink", width=1.5)
+
+    ny = top + side + 20
+    for x0, (r, c), lines in ((ax, in_at, (in_name, f"loaded by lane {l_lane} of warp {l_warp} (y = {l_y})")),
+                              (sx, cell_at, (tile_name, f"written by lane {l_lane} of warp {l_warp},",
+                                             f"read by lane {s_lane} of warp {s_warp} (y = {s_y})")),
+                              (bxp, out_at, (out_name, f"stored by lane {s_lane} of warp {s_warp} (y = {s_y})"))):
+        dot(x0 + c * cell + cell / 2, top + r * cell + cell / 2)
+        centre = x0 + side / 2
+        dot(centre - 7 * len(lines[0]) / 2 - 10, ny - 4)
+        s.text(centre, ny, lines[0], size=12, anchor="middle", mono=True)
+        for k, words in enumerate(lines[1:]):
+            s.text(centre, ny + 16 + 15 * k, words, size=11, anchor="middle")
+
     # the barrier
-    s.rect(sx + pitch * cell / 2 - 130, top + side + 10, 260, 22, fill="light_green", stroke="green", rx=4)
-    s.text(sx + pitch * cell / 2, top + side + 25, "__syncthreads() between 1 and 2", size=11,
+    by_box = ny + 44
+    s.rect(sx + pitch * cell / 2 - 130, by_box, 260, 22, fill="light_green", stroke="green", rx=4)
+    s.text(sx + pitch * cell / 2, by_box + 15, "__syncthreads() between 1 and 2", size=11,
            anchor="middle", mono=True)
 
     # captions, and the colour of each warp
-    cy = top + side + 58
+    cy = by_box + 50
     rows = ", ".join(str(y_row + k * rows_per_pass) for k in range(passes))
     s.text(ax, cy - 3, f"1. Warp {y_row} (threadIdx.y = {y_row}) reads rows {rows} of in's tile, "
                        f"{tile} consecutive floats each (coalesced),", size=12)
@@ -139,12 +188,16 @@ def tile_trip() -> str:
                         f"(framed: column {y_row}).", size=12)
     s.text(ax, cy + 51, f"All {rows_per_pass} warps wrote each column: hence the barrier. Column {y_row} "
                         f"becomes row {y_row} of out: {tile} consecutive floats, coalesced.", size=12)
-    ly = cy + 78
+    s.text(ax, cy + 73, f"White dot: one element. Warp {l_warp} writes it, warp {s_warp} reads it back. "
+                        f"Block ({bx}, {by}) has row0 = {row0}, col0 = {col0}:", size=12)
+    s.text(ax, cy + 89, f"in[{in_r}][{in_c}] becomes out[{out_r}][{out_c}].", size=12)
+    ly = cy + 114
     s.text(ax, ly + 9, "colour = the warp that moves the row:", size=12)
     for w in range(rows_per_pass):
         x = ax + 240 + w * 60
         s.rect(x, ly, 14, 10, fill=WARP_COLOURS[w], stroke="none", width=0)
         s.text(x + 18, ly + 9, f"warp {w}", size=11)
+    s.height = ly + 28
     return s.to_string()
 
 
@@ -337,6 +390,50 @@ TILED_LINES = ("const dim3 block(kTile, kRowsPerPass);",
                "tile[y][threadIdx.x] = in[r * cols + c];",
                "const int out_row = col0 + y, out_col = row0 + threadIdx.x;",
                "out[out_row * rows + out_col] = tile[threadIdx.x][y];")
+
+
+# transpose_tiled's two loops in the order the kernel runs them (spaces squeezed): the load loop,
+# the barrier, the store loop. tile_moves() runs them for one block.
+TRIP_LOOP = "for (int y = threadIdx.y; y < kTile; y += kRowsPerPass) {"
+TRIP_ORDER = ("const int row0 = blockIdx.y * kTile, col0 = blockIdx.x * kTile;", TRIP_LOOP,
+              "const int r = row0 + y, c = col0 + threadIdx.x;", "tile[y][threadIdx.x] = in[r * cols + c];",
+              "__syncthreads();", TRIP_LOOP, "const int out_row = col0 + y, out_col = row0 + threadIdx.x;",
+              "out[out_row * rows + out_col] = tile[threadIdx.x][y];")
+
+
+def tile_moves(bx: int, by: int) -> tuple[dict, dict]:
+    """Block (bx, by) of transpose_tiled, its loops run as main.cu writes them: for each tile
+    element (i, j), who writes it in the load loop and who reads it in the store loop, each as
+    (warp, lane, y, (row, column) of in or out). A warp is one threadIdx.y (blockDim.x = kTile = 32),
+    its lane threadIdx.x."""
+    text = models.source_text(MAIN)
+    start = text.find("__global__ void transpose_tiled(")
+    body = " ".join(text[start:text.find("\n}\n", start)].split()) if start >= 0 else ""
+    at = 0
+    for line in TRIP_ORDER:
+        at = body.find(line, at)
+        if at < 0:
+            raise models.ModelError(f"{MAIN}: transpose_tiled no longer has '{line}' (in this order): "
+                                    "update lesson02.tile_moves()")
+        at += len(line)
+    _require_lines(TILED_LINES[:1])                   # the block: kTile x kRowsPerPass threads
+    tile = models.constant(MAIN, "kTile")
+    rows_per_pass = models.constant(MAIN, "kRowsPerPass")
+    if tile != WARP:
+        raise models.ModelError(f"kTile = {tile}: the figure takes one threadIdx.y for one warp of {WARP}")
+    row0, col0 = by * tile, bx * tile
+    writes, reads = {}, {}
+    for ty in range(rows_per_pass):
+        for tx in range(tile):
+            for y in range(ty, tile, rows_per_pass):
+                r, c = row0 + y, col0 + tx                 # tile[y][threadIdx.x] = in[r * cols + c]
+                writes.setdefault((y, tx), []).append((ty, tx, y, (r, c)))
+                out_row, out_col = col0 + y, row0 + tx     # out[out_row * rows + out_col] = tile[threadIdx.x][y]
+                reads.setdefault((tx, y), []).append((ty, tx, y, (out_row, out_col)))
+    cells = {(i, j) for i in range(tile) for j in range(tile)}
+    if set(writes) != cells or set(reads) != cells or any(len(v) != 1 for v in (*writes.values(), *reads.values())):
+        raise models.ModelError("transpose_tiled: a tile element is not written once and read once")
+    return {k: v[0] for k, v in writes.items()}, {k: v[0] for k, v in reads.items()}
 
 
 def _require_lines(lines: tuple[str, ...]) -> None:
