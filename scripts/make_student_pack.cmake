@@ -77,6 +77,11 @@ foreach(lesson IN LISTS lessons)
   if(EXISTS "${root}/lessons/${lesson}/rubric.json")
     file(COPY "${root}/lessons/${lesson}/rubric.json" DESTINATION "${stage}/lessons/${lesson}")
   endif()
+  # Lesson 06's probe tool: no solution in it (it #includes the main.cu CMake names: in the pack,
+  # the exercise's), built as exercise_06_bank_conflicts_probes.
+  if(EXISTS "${root}/lessons/${lesson}/probes.cu")
+    file(COPY "${root}/lessons/${lesson}/probes.cu" DESTINATION "${stage}/lessons/${lesson}")
+  endif()
   # The README's idea figures, and its notes page (notes.md: rewritten below like the README, and
   # copied first so that the README's link to it is kept).
   if(IS_DIRECTORY "${root}/lessons/${lesson}/figures")
@@ -103,9 +108,11 @@ endforeach()
 
 # Each lesson's README (and its notes.md), as the pack needs it, made from the very same file:
 #  - In the pack, lesson NN's program is the student's exercise. So `build/NN_name` becomes
-#    `build/exercise_NN_name` (its check `build/exercise_NN_name_check`), `--target NN_name NN_name_check`
+#    `build/exercise_NN_name` (its check `build/exercise_NN_name_check`, lesson 06's probe tool
+#    `build/exercise_06_bank_conflicts_probes`), each target after `--target` (`NN_name NN_name_check`)
 #    and ctest's `-L '^NN_name$'` name the exercise's targets and label, and `lessons/NN_name/main.cu`
-#    becomes `exercises/NN_name/main.cu`. A note under the README's "## Run it" says so.
+#    becomes `exercises/NN_name/main.cu`. A note under the README's "## Run it" says so (and, where
+#    the lesson has a probe tool, that the tool's model counts for the tile layouts are the student's).
 #  - Text between the lines `<!-- REPO BEGIN -->` and `<!-- REPO END -->` is left out (it speaks of
 #    what the pack does not hold: the OpenCL companion, the profiler scripts).
 #  - Lines of a code block that run a lesson's profiler script (`lessons/NN_name/ncu*.sh`) are left out.
@@ -135,11 +142,21 @@ foreach(page IN LISTS pages)
   endif()
   if(NOT lesson MATCHES "/going_further$")
     string(REGEX REPLACE "build/([0-9][0-9]_[a-z0-9_]+)" "build/exercise_\\1" text "${text}")
-    string(REGEX REPLACE "--target ([0-9][0-9]_[a-z0-9_]+) ([0-9][0-9]_[a-z0-9_]+)" "--target exercise_\\1 exercise_\\2" text "${text}")
+    while(TRUE)  # one target after --target at a time: `--target NN_a NN_b` takes two rounds
+      string(REGEX REPLACE "(--target( exercise_[0-9][0-9]_[a-z0-9_]+)*) ([0-9][0-9]_[a-z0-9_]+)" "\\1 exercise_\\3" renamed "${text}")
+      if(renamed STREQUAL text)
+        break()
+      endif()
+      set(text "${renamed}")
+    endwhile()
     string(REGEX REPLACE "'\\^([0-9][0-9]_[a-z0-9_]+)\\$'" "'^exercise_\\1$'" text "${text}")
     string(REGEX REPLACE "lessons/([0-9][0-9]_[a-z0-9_]+)/main\\.cu" "exercises/\\1/main.cu" text "${text}")
     if(page MATCHES "/README\\.md$")
-      string(REPLACE "\n## Run it\n\n" "\n## Run it\n\nIn this pack the lesson's program is your exercise, `exercise_${lesson}`, built from\n[`exercises/${lesson}/main.cu`](../../exercises/${lesson}/main.cu): until you have written its kernels,\nits GPU checks fail and its timings mean nothing.\n\n" text "${text}")
+      set(probes "")
+      if(EXISTS "${root}/lessons/${lesson}/probes.cu")
+        set(probes "\nIts probe tool, `exercise_${lesson}_probes`, is built from it too: the model's counts for the\npadded and swizzled tile probes are those of your layouts (a stub's until you write them).")
+      endif()
+      string(REPLACE "\n## Run it\n\n" "\n## Run it\n\nIn this pack the lesson's program is your exercise, `exercise_${lesson}`, built from\n[`exercises/${lesson}/main.cu`](../../exercises/${lesson}/main.cu): until you have written its kernels,\nits GPU checks fail and its timings mean nothing.${probes}\n\n" text "${text}")
     endif()
   endif()
   string(REGEX REPLACE "\n(lessons/[0-9][0-9]_[a-z0-9_/]+/)?ncu[a-z_]*\\.sh [^\n]*" "" text "${text}")

@@ -17,6 +17,10 @@
 #   nvcc ... FILE.cu, cuobjdump       the .cu files and -I folders exist
 #   lessons/..., exercises/...        the file exists
 #   scripts/S ARGS                    S exists and `S --help` exits 0
+# And a program named without its path in a lesson's pages (not a companion's, whose section names
+# look alike): `exercise_NN_name` alone must be a program of ./build, and `NN_name... ARGS` (a
+# command without ./build/) is a problem: it runs nothing, and in the pack may name the course's
+# program (06_bank_conflicts_probes) rather than the pack's (exercise_06_bank_conflicts_probes).
 cmake_minimum_required(VERSION 3.25)
 if(NOT PACK OR NOT IS_DIRECTORY "${PACK}/build")
   message(FATAL_ERROR "pack_readmes_test: -DPACK=<unpacked pack, built in PACK/build> is required")
@@ -57,7 +61,8 @@ function(try_command where command)
   if(command MATCHES "^cmake --build build --target ")
     separate_arguments(args UNIX_COMMAND "${command}")
     list(POP_FRONT args)
-    execute_process(COMMAND ${CMAKE_COMMAND} ${args} WORKING_DIRECTORY "${PACK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    execute_process(COMMAND ${CMAKE_COMMAND} ${args} WORKING_DIRECTORY "${PACK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE)
     if(NOT rc EQUAL 0)
       set(problems "${problems}\n  ${where}: `${command}` exited ${rc}: ${out}" PARENT_SCOPE)
     endif()
@@ -78,8 +83,10 @@ function(try_command where command)
     endif()
   elseif(command MATCHES "^\\./build(-exercises)?/")
     try_program("${where}" "${command}")
+    set(problems "${problems}" PARENT_SCOPE)  # what try_program found, one scope further up
   elseif(command MATCHES "^(compute-sanitizer|ncu) .*(\\./build/.*)$")
     try_program("${where}" "${CMAKE_MATCH_2}")
+    set(problems "${problems}" PARENT_SCOPE)
   elseif(command MATCHES "^(compute-sanitizer|ncu) ")
     # the tool named in passing ("run it under `compute-sanitizer --tool racecheck`"), or its output
   elseif(command MATCHES "^(nvcc|cuobjdump) ")
@@ -109,6 +116,18 @@ function(try_command where command)
 endfunction()
 
 set(command_start "^(cmake |ctest |\\./build|compute-sanitizer |ncu |nvcc |cuobjdump |scripts/|lessons/|exercises/)")
+# try_name(<where> <code>): code that starts with a program's bare name (see above).
+function(try_name where code)
+  if(NOT code MATCHES "^((exercise_)?[0-9][0-9]_[a-z0-9_]+)( |$)")
+    return()
+  endif()
+  set(program "${CMAKE_MATCH_1}")
+  if(code MATCHES " ")
+    set(problems "${problems}\n  ${where}: `${code}`: give the program's path, ./build/${program}" PARENT_SCOPE)
+  elseif(NOT EXISTS "${PACK}/build/${program}")
+    set(problems "${problems}\n  ${where}: `${program}`: the pack's build makes no such program" PARENT_SCOPE)
+  endif()
+endfunction()
 foreach(readme IN LISTS readmes)
   file(READ "${PACK}/${readme}" text)
   get_filename_component(dir "${PACK}/${readme}" DIRECTORY)
@@ -150,6 +169,9 @@ foreach(readme IN LISTS readmes)
     set(commands "")
     if(in_block)
       string(STRIP "${line}" stripped)
+      if(readme MATCHES "^lessons/" AND NOT readme MATCHES "/going_further/")
+        try_name("${readme}:${number}" "${stripped}")
+      endif()
       if(stripped MATCHES "${command_start}")
         string(REPLACE ";" "<semicolon>" stripped "${stripped}")
         list(APPEND commands "${stripped}")
@@ -158,6 +180,9 @@ foreach(readme IN LISTS readmes)
       string(REGEX MATCHALL "`[^`]+`" spans "${line}")
       foreach(span IN LISTS spans)
         string(REGEX REPLACE "^`(.*)`$" "\\1" span "${span}")
+        if(readme MATCHES "^lessons/" AND NOT readme MATCHES "/going_further/")
+          try_name("${readme}:${number}" "${span}")
+        endif()
         if(span MATCHES "${command_start}" AND span MATCHES " |^\\./")  # a command, not a file named in passing
           string(REPLACE ";" "<semicolon>" span "${span}")
           list(APPEND commands "${span}")

@@ -9,7 +9,9 @@
 # host test passes, except exercise 06's, whose host checks judge the (unsolved) tile layouts and
 # must fail; no exercise's GPU test passes (unsolved): all are skipped (no GPU) or all fail (a
 # GPU), and the companion's is skipped or passes with them; the workflow ends with the course's
-# closing line. Then, in the built pack, every relative link of its READMEs
+# closing line. Lesson 06's probe tool is built from the exercise, as the README the pack gives
+# names it (exercise_06_bank_conflicts_probes), and its model gives 2 wavefronts for s[lane * 6]
+# (the README's self-check 1). Then, in the built pack, every relative link of its READMEs
 # resolves and every command they give works (tests/student_pack/pack_readmes_test.cmake).
 cmake_minimum_required(VERSION 3.25)
 get_filename_component(root "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
@@ -167,10 +169,24 @@ if(NOT out MATCHES "\nCourse checks: [0-9]+ host checks passed, 1 FAILED; ${gpu_
   fail("the workflow's output lacks its closing line 'Course checks: ...' (see ${WORK}/workflow.log)")
 endif()
 
+# ---- lesson 06's probe tool, built from the exercise by the pack's plain build (`all`), with no GPU:
+# --list runs nothing. "NAME WIDTH WAVEFRONTS CONFLICTS": s[lane * 6] uses 16 banks, two words each.
+if(NOT listing MATCHES "${name}/lessons/06_bank_conflicts/probes\\.cu\n")
+  fail("the archive lacks lessons/06_bank_conflicts/probes.cu (lesson 06's probe tool)")
+endif()
+set(probes "${pack}/build/exercise_06_bank_conflicts_probes")
+if(NOT EXISTS "${probes}")
+  fail("the pack's build made no build/exercise_06_bank_conflicts_probes, which lesson 06's README runs (see ${WORK}/workflow.log)")
+endif()
+execute_process(COMMAND "${probes}" --list --probe-stride 6 RESULT_VARIABLE rc OUTPUT_VARIABLE probes_out ERROR_VARIABLE probes_err)
+if(NOT rc EQUAL 0 OR NOT probes_out STREQUAL "w4_stride6 4 2 1\n")
+  fail("`exercise_06_bank_conflicts_probes --list --probe-stride 6` exited ${rc} and printed '${probes_out}${probes_err}', not 'w4_stride6 4 2 1'")
+endif()
+
 # ---- the READMEs, in the pack as built: links and commands
 execute_process(COMMAND ${CMAKE_COMMAND} -DPACK=${pack} -P ${root}/tests/student_pack/pack_readmes_test.cmake RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   fail("its READMEs give links or commands that do not work in the pack (above)")
 endif()
 message(STATUS "ok: the pack has no solutions, builds on its own, its host checks pass (06's judge its unsolved layouts), "
-               "and its GPU checks were ${gpu_states}")
+               "lesson 06's probe tool is built from the exercise, and its GPU checks were ${gpu_states}")
