@@ -76,7 +76,7 @@ def tiles_along_k() -> str:
     s.text(pb + bn * px / 2, pa + bm * px / 2 + 12, f"{bm} × {bn}", size=12, anchor="middle")
 
     # Names of the matrices, and the sizes with the constants' names.
-    s.text(ax + kw / 2, cy + mh + 18, "A (M × K)", size=13, anchor="middle", bold=True)
+    s.text(ax, cy + mh + 18, "A (M × K)", size=13, bold=True)  # left, clear of tile t's leader line
     s.text(bx + nw + 10, by + 14, "B (K × N)", size=13, bold=True)
     s.text(bx + nw + 10, cy + mh - 6, "C (M × N)", size=13, bold=True)
     s.text(ax - 6, pa + bm * px / 2 + 4, f"T = {bm}", size=12, anchor="end")
