@@ -406,17 +406,8 @@ def tile_moves(bx: int, by: int) -> tuple[dict, dict]:
     element (i, j), who writes it in the load loop and who reads it in the store loop, each as
     (warp, lane, y, (row, column) of in or out). A warp is one threadIdx.y (blockDim.x = kTile = 32),
     its lane threadIdx.x."""
-    text = models.source_text(MAIN)
-    start = text.find("__global__ void transpose_tiled(")
-    body = " ".join(text[start:text.find("\n}\n", start)].split()) if start >= 0 else ""
-    at = 0
-    for line in TRIP_ORDER:
-        at = body.find(line, at)
-        if at < 0:
-            raise models.ModelError(f"{MAIN}: transpose_tiled no longer has '{line}' (in this order): "
-                                    "update lesson02.tile_moves()")
-        at += len(line)
-    _require_lines(TILED_LINES[:1])                   # the block: kTile x kRowsPerPass threads
+    _require_in_order("__global__ void transpose_tiled(", TRIP_ORDER, "tile_moves")
+    _require_lines(TILED_LINES[:1], "tile_moves")     # the block: kTile x kRowsPerPass threads
     tile = models.constant(MAIN, "kTile")
     rows_per_pass = models.constant(MAIN, "kRowsPerPass")
     if tile != WARP:
@@ -436,11 +427,28 @@ def tile_moves(bx: int, by: int) -> tuple[dict, dict]:
     return {k: v[0] for k, v in writes.items()}, {k: v[0] for k, v in reads.items()}
 
 
-def _require_lines(lines: tuple[str, ...]) -> None:
+def _require_lines(lines: tuple[str, ...], user: str = "warp_addresses") -> None:
+    """Each line is somewhere in main.cu (spaces squeezed); else the figure code USER is out of date."""
     text = " ".join(models.source_text(MAIN).split())
     for line in lines:
         if line not in text:
-            raise models.ModelError(f"{MAIN} no longer has '{line}': update lesson02.warp_addresses()")
+            raise models.ModelError(f"{MAIN} no longer has '{line}': update lesson02.{user}()")
+
+
+def _require_in_order(head: str, lines: tuple[str, ...], user: str) -> None:
+    """The lines come in this order (spaces squeezed) in the function of main.cu that starts with
+    HEAD, up to its closing brace; else the figure code USER is out of date."""
+    text = models.source_text(MAIN)
+    start = text.find(head)
+    body = " ".join(text[start:text.find("\n}\n", start)].split()) if start >= 0 else ""
+    name = head.split()[-1].rstrip("(")
+    at = 0
+    for line in lines:
+        at = body.find(line, at)
+        if at < 0:
+            raise models.ModelError(f"{MAIN}: {name} no longer has '{line}' (in this order): "
+                                    f"update lesson02.{user}()")
+        at += len(line)
 
 
 def warp_addresses(kernel: str, rows: int, cols: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -603,19 +611,8 @@ WARP = 32
 def reverse_warps() -> dict:
     """The reversal's block as main.cu launches it (n = kMaxStaticReverse threads, one block):
     which s[] warp 0 stores and reads, and the warp that stores what warp 0 reads."""
-    text = models.source_text(MAIN)
-    start = text.find(REVERSE_KERNEL)
-    body = " ".join(text[start:text.find("\n}\n", start)].split()) if start >= 0 else ""
-    at = 0
-    for line in REVERSE_LINES:
-        at = body.find(line, at)
-        if at < 0:
-            raise models.ModelError(f"{MAIN}: reverse_in_block_static no longer has '{line}' (in this order): "
-                                    "update lesson02.barrier_race()")
-    squeezed = " ".join(text.split())
-    for line in REVERSE_LAUNCH:
-        if line not in squeezed:
-            raise models.ModelError(f"{MAIN} no longer has '{line}': update lesson02.barrier_race()")
+    _require_in_order(REVERSE_KERNEL, REVERSE_LINES, "barrier_race")
+    _require_lines(REVERSE_LAUNCH, "barrier_race")
     n = models.constant(MAIN, "kMaxStaticReverse")
     stores = list(range(WARP))                       # warp 0: thread t stores s[t] ...
     reads = [n - 1 - t for t in stores]              # ... and reads s[n - 1 - t]
