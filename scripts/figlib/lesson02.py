@@ -110,7 +110,7 @@ def tile_trip() -> str:
     thumbnail(ix, iy, "in (rows x cols)", t_rows, t_cols, (by, bx), "light_blue", "blue",
               (f"block (bx, by) = ({bx}, {by}):", f"bx = blockIdx.x, by = blockIdx.y"))
     thumbnail(ox, oy, "out (cols x rows)", t_cols, t_rows, (bx, by), "light_orange", "orange",
-              (f"block (by, bx) = ({by}, {bx})", "of out"))
+              (f"out's block: x = {by}, y = {bx}", "(x: tile column, y: tile row)"))
     s.text(420, 70, "the same block writes its tile to", size=11, anchor="middle", italic=True)
     s.text(420, 85, "the swapped position: x and y swap", size=11, anchor="middle", italic=True)
     s.line(330, 100, 535, 100, stroke="ink", width=1, arrow=True, dash="4,3")
@@ -189,7 +189,7 @@ def tile_trip() -> str:
     s.text(ax, cy + 51, f"All {rows_per_pass} warps wrote each column: hence the barrier. Column {y_row} "
                         f"becomes row {y_row} of out: {tile} consecutive floats, coalesced.", size=12)
     s.text(ax, cy + 73, f"White dot: one element. Warp {l_warp} writes it, warp {s_warp} reads it back. "
-                        f"Block ({bx}, {by}) has row0 = {row0}, col0 = {col0}:", size=12)
+                        f"Block (bx, by) = ({bx}, {by}) has row0 = {row0}, col0 = {col0}:", size=12)
     s.text(ax, cy + 89, f"in[{in_r}][{in_c}] becomes out[{out_r}][{out_c}].", size=12)
     ly = cy + 114
     s.text(ax, ly + 9, "colour = the warp that moves the row:", size=12)
