@@ -3,9 +3,9 @@
 // bytes each, and it says which bank each lane hits and how many wavefronts the access costs),
 // lane-by-bank maps, the 8192 x 8192 transpose with a 32x32 tile unpadded, padded to 32x33 and
 // XOR-swizzled beside cudaMemcpy, and `bank_probe`: one warp, one shared load (or store), so that
-// Nsight Compute's counters map 1:1 onto the model (README.md, ncu_probes.sh, ncu_patterns.sh).
+// Nsight Compute's counters map 1:1 onto the model (notes.md, ncu_probes.sh, ncu_patterns.sh).
 // What the sources got wrong: "padding gives 4x"; on an H200 it is about 2x for this tile. Their
-// compute capability 1.x-3.x bank rules and cudaDeviceSetSharedMemConfig are history (README.md).
+// compute capability 1.x-3.x bank rules and cudaDeviceSetSharedMemConfig are history (notes.md).
 // Leaves out: ldmatrix and TMA swizzles. going_further/: a stride microbenchmark, 16x16 and float4 tiles.
 // Read next: CUDA C++ Programming Guide, "Shared Memory" (compute capability 5.x and later); Nsight
 // Compute Kernel Profiling Guide, "Memory Tables"; NVIDIA forum, "Unexpected shared memory bank conflict".
@@ -68,7 +68,7 @@ BankReport bank_model(const std::vector<std::int64_t>& byte_addr, int width, boo
     r.width = width;
     // A wavefront moves 128 bytes, one 4-byte register for each of 32 lanes: all lanes of a 4-byte
     // access, 16 of an 8-byte one, 8 of a 16-byte one. Loads of paired lanes share registers
-    // (2 x the lanes per part); stores never do (measured, README.md).
+    // (2 x the lanes per part); stores never do (measured, notes.md).
     r.paired = !store && width > 4 && (lanes_pair_up(byte_addr, 1) || lanes_pair_up(byte_addr, 2));
     const int lanes_per_part = std::min(kWarpSize, kWarpSize * kBankBytes / width * (r.paired ? 2 : 1));
     r.parts = kWarpSize / lanes_per_part;
