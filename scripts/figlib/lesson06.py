@@ -3,7 +3,8 @@
 Every lane-to-bank line, every wavefront a lane is served in and every count printed in a figure
 comes from lesson 06's bank model (`bank_model()` and `probe_table()` in its main.cu, called
 through figlib.models on the lesson's own named patterns):
-- stride2_wavefronts.svg: `w4_stride2` (s[lane * 2], 4 bytes): two lanes per bank, two wavefronts;
+- stride2_wavefronts.svg: `w4_stride2` (s[lane * 2], 4 bytes): two lanes per bank, two wavefronts,
+  coloured by the wavefront the model serves each lane in;
 - quarter_warps.svg: `w16_stride1` (a float4 per lane): four quarter-warps, one wavefront each;
 - swizzle.svg: `UnpaddedTile` against `SwizzledTile` (their at(), cell by cell): where two columns
   of the tile land, and the model's count for a warp reading each;
@@ -67,29 +68,27 @@ def lanes_to_banks(s: Svg, y_lanes: float, y_banks: float, a: models.BankAnswer)
 def stride2_wavefronts() -> str:
     a = models.bank_pattern("w4_stride2")
     words = [addr // 4 for addr in a.address]
-    s = Svg(WIDTH, 384, "s[lane * 2], 4-byte words: lanes 0-15 and 16-31 hit the same 16 banks, "
-                        "so the warp needs two wavefronts")
-    s.text(WIDTH / 2, 24, f"s[lane * {words[1]}] (pattern w4_stride2): lane l reads word {words[1]}·l, "
-                          f"in bank ({words[1]}·l) mod 32", size=14, anchor="middle", bold=True)
-    lanes_to_banks(s, 50, 200, a)
-    # Bank 0 is asked for two different words: say which, from the model's addresses.
+    stride = words[1]
+    # The two lanes that ask bank 0, and the lane distance between them, from the model.
     in_bank0 = [lane for lane in range(BANKS) if a.bank[lane] == 0]
-    s.text(x_of(0) - 4, 238, f"bank 0: word {words[in_bank0[0]]} for lane {in_bank0[0]}, "
-                             f"word {words[in_bank0[1]]} for lane {in_bank0[1]}: two different words, "
-                             "two wavefronts", size=12)
-    s.text(LEFT, 266, "The odd banks are never asked; each even bank is asked for two words.", size=12)
-    s.text(LEFT, 284, "Each wavefront serves one word per bank. The model serves the first lane to ask a bank", size=12)
-    s.text(LEFT, 300, "in wavefront 1, the next in wavefront 2. Nsight Compute counts wavefronts, not which lane goes first.", size=12)
-    y = 330
+    assert len(in_bank0) == 2 and a.wavefronts == 2, "w4_stride2: expected two lanes per bank, two wavefronts"
+    gap = in_bank0[1] - in_bank0[0]
+    s = Svg(WIDTH, 310, f"s[lane * {stride}]: lanes l and l + {gap} ask the same bank for different words, "
+                        "so the warp needs two wavefronts")
+    s.text(WIDTH / 2, 24, f"s[lane * {stride}]: lanes l and l + {gap} ask the same bank for different words",
+           size=14, anchor="middle", bold=True)
+    lanes_to_banks(s, 50, 200, a)
+    s.text(x_of(0) - 4, 238, f"bank 0: word {words[in_bank0[0]]} (lane {in_bank0[0]}) "
+                             f"and word {words[in_bank0[1]]} (lane {in_bank0[1]})", size=12)
+    y = 272
+    ordinal = ["first", "second", "third", "fourth"]
     for k in range(a.wavefronts):
         stroke, dash = WAVE_STYLE[k]
         first = min(l for l in range(BANKS) if a.wavefront[l] == k)
         last = max(l for l in range(BANKS) if a.wavefront[l] == k)
-        x0 = LEFT + k * 240
-        s.line(x0, y - 4, x0 + 34, y - 4, stroke=stroke, width=2, dash=dash)
-        s.text(x0 + 42, y, f"wavefront {k + 1}: lanes {first}–{last}", size=12)
-    s.text(LEFT, y + 28, f"The model: {a.wavefronts} wavefronts for this one load instruction "
-                         f"({a.wavefronts - a.ideal} bank conflict).", size=13, bold=True)
+        yk = y + 20 * k
+        s.line(LEFT, yk - 4, LEFT + 34, yk - 4, stroke=stroke, width=2, dash=dash)
+        s.text(LEFT + 42, yk, f"lanes {first}–{last}: served in the {ordinal[k]} wavefront", size=12)
     return s.to_string()
 
 
